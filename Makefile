@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# hwtel top-level Makefile. See README.rst.
+#
+#   make                      modules for KDIR (default: the lab's 6.1 kernel)
+#   make KDIR=/lib/modules/$(uname -r)/build && make modules_install
+#   make tools                hwtel, libhwtel and the selftest binaries
+#   make check                everything CI runs (build, lint, unit, VM suite)
+#   make demo                 boot the lab and show the PMUs on their models
+#   make bench                MMIO cost and tool overhead, as ratios
+
+SHELL      := /bin/bash
+srctree    := $(CURDIR)
+O          ?= $(srctree)/build
+LAB_KVER   := $(shell scripts/labkernel 6.1 2>/dev/null)
+KDIR       ?= /lib/modules/$(LAB_KVER)/build
+KVER        = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+MOD_OUT     = $(O)/kmod/$(KVER)
+LAB_SERIES := 6.1 6.12
+
+export O
+
+.PHONY: all modules modules_install clean deps lab-modules sparse checkpatch \
+	tools unit vmtest check demo bench linux-src
+
+all: modules
+
+deps:
+	scripts/install-deps
+
+# Out-of-tree builds for several kernels from one source tree: each kernel
+# builds in its own mirror of the sources (symlinks), so objects never mix.
+modules:
+	@test -n "$(KVER)" || { echo "KDIR=$(KDIR) is not a kernel build tree; run 'make deps' or set KDIR" >&2; exit 1; }
+	@mkdir -p $(MOD_OUT)
+	@cp -rsf $(srctree)/Kbuild $(srctree)/drivers $(srctree)/include $(MOD_OUT)/
+	$(MAKE) -C $(KDIR) M=$(MOD_OUT) modules
+
+modules_install: modules
+	$(MAKE) -C $(KDIR) M=$(MOD_OUT) modules_install
+	depmod -a $(KVER)
+
+# Both lab kernels, warnings as errors (W=1 adds the extra warnings).
+lab-modules:
+	@for s in $(LAB_SERIES); do \
+		k=$$(scripts/labkernel $$s) || exit 1; \
+		$(MAKE) --no-print-directory modules KDIR=/lib/modules/$$k/build \
+			W=1 KCFLAGS=-Werror || exit 1; \
+		scripts/lab-stage $$k $(O)/kmod/$$k || exit 1; \
+	done
+
+sparse:
+	@for s in $(LAB_SERIES); do \
+		k=$$(scripts/labkernel $$s) || exit 1; \
+		echo "  SPARSE  $$k"; \
+		rm -f $(O)/sparse-$$k.log; \
+		$(MAKE) --no-print-directory modules KDIR=/lib/modules/$$k/build \
+			C=2 2>&1 | tee $(O)/sparse-$$k.log >/dev/null || exit 1; \
+		if grep -E '(warning|error):' $(O)/sparse-$$k.log; then \
+			echo "sparse: findings on $$k" >&2; exit 1; fi; \
+	done
+
+linux-src:
+	scripts/linux-src
+
+checkpatch: linux-src
+	scripts/run-checkpatch
+
+tools: linux-src
+	$(MAKE) -C tools
+	$(MAKE) -C selftests
+
+unit: tools
+	$(MAKE) -C tools unit
+
+vmtest: lab-modules tools
+	selftests/run_vm_tests
+
+check:
+	scripts/check
+
+demo: deps
+	$(MAKE) lab-modules tools
+	scripts/demo
+
+bench: lab-modules tools
+	scripts/bench
+
+clean:
+	rm -rf $(O)
+	-$(MAKE) -C tools clean
+	-$(MAKE) -C selftests clean
