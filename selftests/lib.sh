@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# TAP helpers for hwtel shell selftests. Source it, then:
+#
+#   tap_plan N                    print the TAP header and the plan
+#   tap_ok "desc"                 one passing test
+#   tap_fail "desc" [detail...]   one failing test, details as diagnostics
+#   tap_skip "desc" "reason"      one skipped test (never counted as a pass)
+#   tap_eq "desc" EXPECTED ACTUAL pass when the two strings are equal
+#   tap_check "desc" CMD ARGS...  pass when CMD exits 0
+#   tap_done                      exit 0 when nothing failed, 1 otherwise
+#   tap_diag "text"               a diagnostic line
+#
+# When no plan is given up front, tap_done prints it at the end.
+
+__tap_n=0
+__tap_fail=0
+__tap_planned=
+
+tap_plan()
+{
+	echo "TAP version 13"
+	echo "1..$1"
+	__tap_planned=$1
+}
+
+tap_diag()
+{
+	local l
+
+	while IFS= read -r l; do
+		echo "# $l"
+	done <<< "$*"
+}
+
+tap_ok()
+{
+	__tap_n=$((__tap_n + 1))
+	echo "ok $__tap_n $1"
+}
+
+tap_fail()
+{
+	__tap_n=$((__tap_n + 1))
+	__tap_fail=$((__tap_fail + 1))
+	echo "not ok $__tap_n $1"
+	shift
+	[ $# -gt 0 ] && tap_diag "$*"
+	return 0
+}
+
+tap_skip()
+{
+	__tap_n=$((__tap_n + 1))
+	echo "ok $__tap_n $1 # SKIP ${2:-}"
+}
+
+tap_eq()
+{
+	if [ "$2" = "$3" ]; then
+		tap_ok "$1"
+	else
+		tap_fail "$1" "expected: $2" "actual:   $3"
+	fi
+}
+
+tap_check()
+{
+	local desc=$1 out
+
+	shift
+	if out=$("$@" 2>&1); then
+		tap_ok "$desc"
+	else
+		tap_fail "$desc" "command: $*" "$out"
+	fi
+}
+
+tap_done()
+{
+	[ -n "$__tap_planned" ] || echo "1..$__tap_n"
+	if [ -n "$__tap_planned" ] && [ "$__tap_planned" != "$__tap_n" ]; then
+		echo "# planned $__tap_planned tests, ran $__tap_n"
+		exit 1
+	fi
+	[ "$__tap_fail" -eq 0 ]
+	exit
+}
+
+# Run only inside the lab guest: refuse to touch the host kernel.
+tap_require_lab()
+{
+	if [ -z "${HWTEL_KERNEL:-}" ]; then
+		echo "TAP version 13"
+		echo "1..0 # SKIP not inside the hwtel lab (scripts/vmrun)"
+		exit 4
+	fi
+}
