@@ -1,0 +1,1758 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtel_sim_pcie: register-level model of the CESNET NDK PCIE_TELEMETRY_MI
+ * block (version 2), for tests only.
+ *
+ * Each instance registers a platform device "ndk-pcie-tlm-sim" whose platform
+ * data is a struct hwtel_sim_io; the ndk_pcie_tlm driver binds to it and all
+ * of its 32-bit register accesses land in tlm_io_read()/tlm_io_write().
+ *
+ * Traffic comes from a profile: for every bus a rate of each counter, given as
+ * counts per second of a reference clock (400 MHz for the PCIe clock probe,
+ * 200 MHz for the DMA clock probe), i.e. a per-cycle fraction. Time advances
+ * lazily: on every access the model works out how many whole DRAIN_PERIODs of
+ * each probe clock have elapsed since the profile started and adds the deltas
+ * of those periods to the live counters, carrying the remainders so that the
+ * total after C cycles is exactly floor(rate * C / reference Hz).
+ *
+ * Documentation/dev-tools/hwsim-pcie.rst describes the model and its control
+ * files in debugfs.
+ *
+ * Never load this on a machine with the real hardware.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <hwtel/io.h>
+#include <hwtel/sim.h>
+
+/* Register map of PCIE_TELEMETRY_MI v2 */
+#define TLM_MAGIC		0x0000
+#define TLM_VERSION		0x0004
+#define TLM_CFG_TOPOLOGY	0x0008
+#define TLM_CFG_LAYOUT		0x000c
+#define TLM_CFG_PCIE		0x0010
+#define TLM_CFG_DMA		0x0014
+#define TLM_CFG_DRAIN		0x0018
+#define TLM_CNT_BASE_REG	0x001c
+#define TLM_COMMAND		0x0020
+#define TLM_STATUS		0x0024
+#define TLM_READ_SEL		0x0028
+#define TLM_CFG_REGIONS		0x002c
+#define TLM_CFG_WIDTH		0x0030
+#define TLM_CFG_HIST		0x0034
+#define TLM_CFG_CAPACITY	0x0038
+#define TLM_CFG_WIDTH_DMA	0x003c
+#define TLM_PCIE_STATUS		0x0040
+#define TLM_PCIE_TAGS		0x0080
+#define TLM_PCIE_STFIFO		0x00c0
+#define TLM_EP_REGS_END		0x0100
+#define TLM_CNT_BASE		0x8000
+
+#define TLM_CMD_SNAPSHOT	BIT(0)
+#define TLM_CMD_CLEAR		BIT(1)
+#define TLM_CMD_CLEAR_FLAGS	BIT(2)
+#define TLM_CMD_CLEAR_MARKS	BIT(3)
+#define TLM_CMD_ANY_CLEAR	(TLM_CMD_CLEAR | TLM_CMD_CLEAR_FLAGS | \
+				 TLM_CMD_CLEAR_MARKS)
+
+#define TLM_ST_BUSY		BIT(0)
+#define TLM_ST_LOST_DELTA	BIT(1)
+#define TLM_ST_OVERRUN		BIT(2)
+
+#define TLM_MAGIC_VALUE		0x50544c4d
+#define TLM_VERSION_VALUE	0x00020000
+#define TLM_MAX_EP		16
+#define TLM_BUS_FIELDS		6	/* words stall frames mvb mvb_stall items */
+#define TLM_REASONS		6
+#define TLM_BANDS		4
+#define TLM_HISTS		2
+#define TLM_BRAKE_CH		(TLM_REASONS + TLM_HISTS * TLM_BANDS)
+#define TLM_PCIE_STATUS_MASK	GENMASK(9, 0)
+/* link up, RCB 64 B, no 10-bit tag, extended tag, MRRS 4096 B, MPS 512 B */
+#define TLM_PCIE_STATUS_DEF	(BIT(9) | BIT(6) | (5 << 3) | 2)
+
+#define TLM_BASE		0x3fff00000000ULL
+#define TLM_STRIDE		0x100000ULL
+#define TLM_WINDOW		0x10000ULL
+#define TLM_MAX_INSTANCES	16
+
+/* Reference clocks of the profile rates, in Hz */
+#define TLM_REF_PCIE_HZ		400000000U
+#define TLM_REF_DMA_HZ		200000000U
+/* Capacities the gauge levels of the built-in profiles refer to */
+#define TLM_REF_TAGS		256
+#define TLM_REF_STFIFO		1024
+/* One rate computation step, at most this many cycles (keeps u64 exact) */
+#define TLM_CHUNK_CYCLES	BIT_ULL(31)
+
+/* Bus kinds of a profile; also the index of the region/bytes params */
+enum { TLM_RQ, TLM_RC, TLM_UP, TLM_DOWN, TLM_NBUS };
+/* Fields of a bus profile (channel offset within the bus, except regions) */
+enum { F_WORDS, F_STALL, F_FRAMES, F_MVB, F_MVB_STALL, F_ITEMS, F_REGION };
+#define TLM_PROF_REGIONS	4
+#define TLM_PROF_FIELDS		(F_REGION + TLM_PROF_REGIONS)
+
+/* ---------------------------------------------------------------------- */
+/* Module parameters                                                      */
+
+static unsigned int instances = 1;
+module_param(instances, uint, 0444);
+MODULE_PARM_DESC(instances, "Model instances (1..16)");
+static unsigned int endpoints = 1;
+module_param(endpoints, uint, 0444);
+MODULE_PARM_DESC(endpoints, "PCIe endpoints per instance (1..16)");
+static unsigned int dma_ports = 1;
+module_param(dma_ports, uint, 0444);
+MODULE_PARM_DESC(dma_ports, "DMA ports per endpoint (>= 1)");
+static unsigned int regions_rq = 4;
+module_param(regions_rq, uint, 0444);
+MODULE_PARM_DESC(regions_rq, "MFB regions of the RQ bus");
+static unsigned int regions_rc = 4;
+module_param(regions_rc, uint, 0444);
+MODULE_PARM_DESC(regions_rc, "MFB regions of the RC bus");
+static unsigned int regions_up = 2;
+module_param(regions_up, uint, 0444);
+MODULE_PARM_DESC(regions_up, "MFB regions of the UP buses");
+static unsigned int regions_down = 2;
+module_param(regions_down, uint, 0444);
+MODULE_PARM_DESC(regions_down, "MFB regions of the DOWN buses");
+static unsigned int bytes_rq = 32;
+module_param(bytes_rq, uint, 0444);
+MODULE_PARM_DESC(bytes_rq, "Bytes per region of RQ");
+static unsigned int bytes_rc = 32;
+module_param(bytes_rc, uint, 0444);
+MODULE_PARM_DESC(bytes_rc, "Bytes per region of RC");
+static unsigned int bytes_up = 32;
+module_param(bytes_up, uint, 0444);
+MODULE_PARM_DESC(bytes_up, "Bytes per region of UP");
+static unsigned int bytes_down = 32;
+module_param(bytes_down, uint, 0444);
+MODULE_PARM_DESC(bytes_down, "Bytes per region of DOWN");
+static unsigned int item_bytes = 4;
+module_param(item_bytes, uint, 0444);
+MODULE_PARM_DESC(item_bytes, "Bytes per MFB item (divides every bytes_*)");
+static unsigned int cnt_width = 48;
+module_param(cnt_width, uint, 0444);
+MODULE_PARM_DESC(cnt_width, "Counter width CNT_WIDTH (33..64)");
+static unsigned int drain_period = 4096;
+module_param(drain_period, uint, 0444);
+MODULE_PARM_DESC(drain_period, "DRAIN_PERIOD in cycles (power of two, 1..32768)");
+static unsigned int tag_capacity = 256;
+module_param(tag_capacity, uint, 0444);
+MODULE_PARM_DESC(tag_capacity, "PCIe tag capacity (1..65535)");
+static unsigned int stfifo_capacity = 1024;
+module_param(stfifo_capacity, uint, 0444);
+MODULE_PARM_DESC(stfifo_capacity, "Storage FIFO words (1..65535)");
+static unsigned int pcie_mhz = 400;
+module_param(pcie_mhz, uint, 0444);
+MODULE_PARM_DESC(pcie_mhz, "PCIe probe clock in MHz (1..10000)");
+static unsigned int dma_mhz = 200;
+module_param(dma_mhz, uint, 0444);
+MODULE_PARM_DESC(dma_mhz, "DMA probe clock in MHz (1..10000)");
+static unsigned int speedup = 1;
+module_param(speedup, uint, 0444);
+MODULE_PARM_DESC(speedup, "Multiply both clocks (and so the traffic) by this (1..100)");
+static unsigned int magic = TLM_MAGIC_VALUE;
+module_param(magic, uint, 0444);
+MODULE_PARM_DESC(magic, "Value of the MAGIC register");
+static unsigned int version = TLM_VERSION_VALUE;
+module_param(version, uint, 0444);
+MODULE_PARM_DESC(version, "Value of the VERSION register, (major << 16) | minor");
+static char *profile = "idle";
+module_param(profile, charp, 0444);
+MODULE_PARM_DESC(profile, "Initial traffic profile: idle, seed or busy");
+
+/* ---------------------------------------------------------------------- */
+/* Layout derived from the parameters (same for every instance)           */
+
+struct tlm_layout {
+	unsigned int endpoints, ports;
+	unsigned int regions[TLM_NBUS];	/* real regions per bus kind */
+	unsigned int items[TLM_NBUS];	/* MFB items per region */
+	unsigned int rp, rd;		/* regions of the PCIe / DMA probe */
+	unsigned int pcie_ch, dma_ch, cpe, used, entries;
+	unsigned int width, drain;
+	u64 mask;
+	u32 cfg_topology, cfg_layout, cfg_pcie, cfg_dma, cfg_drain;
+	u32 cfg_regions, cfg_width, cfg_hist, cfg_capacity, cfg_width_dma;
+};
+
+static struct tlm_layout lay;
+
+/* ---------------------------------------------------------------------- */
+/* Traffic profiles                                                       */
+
+/*
+ * Rates are counts per second of the reference clock of the bus's probe
+ * (TLM_REF_PCIE_HZ for RQ, RC, brakes and bands; TLM_REF_DMA_HZ for UP and
+ * DOWN). Region r >= 4 of a wider bus uses the rate of region 3. "full" makes
+ * every real region carry data in every word and fills every region with items.
+ */
+struct tlm_bus_prof {
+	u64 rate[TLM_PROF_FIELDS];
+	bool full;
+};
+
+struct tlm_profile {
+	char name[16];
+	bool active;			/* false: nothing moves, not even cycles */
+	struct tlm_bus_prof bus[TLM_NBUS];
+	u64 brake[TLM_REASONS];
+	u64 band[TLM_HISTS][TLM_BANDS - 1];	/* band 3 takes the rest */
+	/* gauges: now and lowest per drain period, free tags / FIFO words */
+	unsigned int tags_now, tags_low, fifo_now, fifo_low;
+};
+
+/*
+ * "seed": the traffic of the example report in the seed documentation
+ * (1.00 s, PCIe clock 400 MHz, DMA clock 200 MHz). Gauges refer to 256 tags
+ * and 1024 FIFO words and scale with the configured capacities.
+ */
+static const struct tlm_profile tlm_prof_seed = {
+	.name = "seed",
+	.active = true,
+	.bus = {
+		[TLM_RQ] = { .rate = {
+			[F_WORDS] = 359600000, [F_STALL] = 40000,
+			[F_FRAMES] = 58000000, [F_ITEMS] = 8979062500ULL,
+			[F_REGION + 0] = 359600000, [F_REGION + 1] = 254400000,
+			[F_REGION + 2] = 254400000, [F_REGION + 3] = 254000000,
+		} },
+		[TLM_RC] = { .rate = {
+			[F_WORDS] = 197600000, [F_STALL] = 0,
+			[F_FRAMES] = 34000000, [F_ITEMS] = 5718437500ULL,
+			[F_REGION + 0] = 179200000, [F_REGION + 1] = 178800000,
+			[F_REGION + 2] = 178400000, [F_REGION + 3] = 178360000,
+		} },
+		[TLM_UP] = { .rate = {
+			[F_WORDS] = 133800000, [F_STALL] = 45400000,
+			[F_FRAMES] = 43001200, [F_MVB] = 58000000,
+			[F_MVB_STALL] = 27800000, [F_ITEMS] = 2126250000ULL,
+			[F_REGION + 0] = 133400000, [F_REGION + 1] = 132400000,
+			[F_REGION + 2] = 132400000, [F_REGION + 3] = 132400000,
+		} },
+		[TLM_DOWN] = { .rate = {
+			[F_WORDS] = 97200000, [F_STALL] = 1600000,
+			[F_FRAMES] = 34800000, [F_MVB] = 34800000,
+			[F_MVB_STALL] = 600000, [F_ITEMS] = 1454375000ULL,
+			[F_REGION + 0] = 91000000, [F_REGION + 1] = 90800000,
+			[F_REGION + 2] = 90800000, [F_REGION + 3] = 90800000,
+		} },
+	},
+	.brake = { 54400000, 1600000, 0, 0, 33600000, 400000 },
+	.band = {
+		{ 1200000, 159200000, 31600000 },	/* + 208000000 */
+		{ 0, 84000000, 108000000 },		/* + 208000000 */
+	},
+	.tags_now = 118, .tags_low = 3, .fifo_now = 640, .fifo_low = 96,
+};
+
+/* "busy": saturated buses, for wrap tests (use with speedup for CNT_WIDTH 33) */
+static const struct tlm_profile tlm_prof_busy = {
+	.name = "busy",
+	.active = true,
+	.bus = {
+		[TLM_RQ] = { .full = true, .rate = {
+			[F_WORDS] = 380000000, [F_STALL] = 20000000,
+			[F_FRAMES] = 47500000 } },
+		[TLM_RC] = { .full = true, .rate = {
+			[F_WORDS] = 380000000, [F_STALL] = 20000000,
+			[F_FRAMES] = 47500000 } },
+		[TLM_UP] = { .full = true, .rate = {
+			[F_WORDS] = 190000000, [F_STALL] = 10000000,
+			[F_FRAMES] = 23750000, [F_MVB] = 30000000,
+			[F_MVB_STALL] = 20000000 } },
+		[TLM_DOWN] = { .full = true, .rate = {
+			[F_WORDS] = 190000000, [F_STALL] = 10000000,
+			[F_FRAMES] = 23750000, [F_MVB] = 23750000,
+			[F_MVB_STALL] = 20000000 } },
+	},
+	.brake = { 40000000, 40000000, 40000000, 40000000, 40000000, 40000000 },
+	.band = {
+		{ 100000000, 100000000, 100000000 },
+		{ 100000000, 100000000, 100000000 },
+	},
+	.tags_now = 16, .tags_low = 0, .fifo_now = 128, .fifo_low = 0,
+};
+
+static const struct tlm_profile tlm_prof_idle = {
+	.name = "idle",
+	.tags_now = TLM_REF_TAGS, .tags_low = TLM_REF_TAGS,
+	.fifo_now = TLM_REF_STFIFO, .fifo_low = TLM_REF_STFIFO,
+};
+
+static const struct tlm_profile *const tlm_profiles[] = {
+	&tlm_prof_idle, &tlm_prof_seed, &tlm_prof_busy,
+};
+
+static const char *const tlm_bus_names[TLM_NBUS] = { "rq", "rc", "up", "down" };
+
+/* ---------------------------------------------------------------------- */
+/* Instances                                                              */
+
+struct tlm_clock {
+	u64 t0;			/* ktime (ns) at which the profile started */
+	u64 periods;		/* drain periods already accounted */
+	u32 mhz;		/* effective clock (speedup applied) */
+};
+
+/* Remainders of the rate divisions, so long runs stay exact */
+struct tlm_rem {
+	u64 bus[TLM_NBUS][TLM_PROF_FIELDS];
+	u64 brake[TLM_REASONS];
+	u64 band[TLM_HISTS][TLM_BANDS - 1];
+};
+
+/* Deltas of one or more drain periods of one probe, common to all endpoints */
+struct tlm_delta {
+	u64 cycles;
+	u64 bus[2][TLM_PROF_FIELDS];
+	u64 brake[TLM_REASONS];
+	u64 band[TLM_HISTS][TLM_BANDS];
+};
+
+struct tlm_sim;
+
+/* Platform data; the platform core keeps a copy, so it carries a back link */
+struct tlm_pdata {
+	struct hwtel_sim_io io;
+	struct tlm_sim *sim;
+};
+
+struct tlm_stats {
+	u64 reads, writes, snapshots, clears;
+};
+
+struct tlm_sim {
+	spinlock_t lock;	/* protects everything below */
+	u64 base;
+	struct platform_device *pdev;
+	struct dentry *dir;
+
+	struct tlm_profile prof;
+	struct tlm_clock pclk, dclk;
+	struct tlm_rem rem;
+
+	u64 *live, *snap, *pending;
+	bool pending_valid;
+	u64 busy_until, busy_ns;
+	u32 flags;		/* TLM_ST_LOST_DELTA | TLM_ST_OVERRUN */
+	u32 read_sel;
+
+	u32 pcie_status[TLM_MAX_EP];
+	u32 tags_now[TLM_MAX_EP], tags_low[TLM_MAX_EP];
+	u32 fifo_now[TLM_MAX_EP], fifo_low[TLM_MAX_EP];
+
+	struct tlm_stats stats;
+};
+
+static struct tlm_sim *tlm_sims[TLM_MAX_INSTANCES];
+
+/* ---------------------------------------------------------------------- */
+/* Time and traffic                                                       */
+
+/* floor of rate * cyc / den, remainder carried in *rem; cyc <= 2^31 */
+static u64 tlm_frac(u64 rate, u32 den, u64 cyc, u64 *rem)
+{
+	u32 r, rr;
+	u64 q, x;
+
+	q = div_u64_rem(rate, den, &r);
+	x = (u64)r * cyc + *rem;
+	x = div_u64_rem(x, den, &rr);
+	*rem = rr;
+	return q * cyc + x;
+}
+
+/* Deltas of bus kind @kind over @cyc cycles, with the contract's invariants */
+static void tlm_bus_step(struct tlm_sim *sim, unsigned int kind, u32 den,
+			 u64 cyc, u64 *d)
+{
+	const struct tlm_bus_prof *bp = &sim->prof.bus[kind];
+	u64 *rem = sim->rem.bus[kind];
+	u64 nreg = lay.regions[kind];
+	u64 words, v;
+	unsigned int f;
+
+	words = min(tlm_frac(bp->rate[F_WORDS], den, cyc, &rem[F_WORDS]), cyc);
+	d[F_WORDS] += words;
+	v = tlm_frac(bp->rate[F_STALL], den, cyc, &rem[F_STALL]);
+	d[F_STALL] += min(v, cyc - words);
+	v = tlm_frac(bp->rate[F_FRAMES], den, cyc, &rem[F_FRAMES]);
+	v = min(v, words * nreg);
+	d[F_FRAMES] += v;
+	if (kind == TLM_UP || kind == TLM_DOWN) {
+		u64 mvb = tlm_frac(bp->rate[F_MVB], den, cyc, &rem[F_MVB]);
+
+		/* UP: every frame is a request, reads come on top */
+		if (kind == TLM_UP)
+			mvb = max(mvb, v);
+		d[F_MVB] += mvb;
+		v = tlm_frac(bp->rate[F_MVB_STALL], den, cyc, &rem[F_MVB_STALL]);
+		d[F_MVB_STALL] += min(v, cyc);
+	}
+	if (bp->full) {
+		d[F_ITEMS] += words * lay.items[kind] * nreg;
+	} else {
+		v = tlm_frac(bp->rate[F_ITEMS], den, cyc, &rem[F_ITEMS]);
+		d[F_ITEMS] += min(v, words * lay.items[kind] * nreg);
+	}
+	for (f = F_REGION; f < TLM_PROF_FIELDS; f++) {
+		if (bp->full) {
+			d[f] += words;
+			continue;
+		}
+		v = tlm_frac(bp->rate[f], den, cyc, &rem[f]);
+		d[f] += min(v, words);
+	}
+}
+
+static void tlm_pcie_step(struct tlm_sim *sim, u64 cyc, struct tlm_delta *d)
+{
+	unsigned int k, h;
+	u64 v, sum;
+
+	d->cycles += cyc;
+	tlm_bus_step(sim, TLM_RQ, TLM_REF_PCIE_HZ, cyc, d->bus[0]);
+	tlm_bus_step(sim, TLM_RC, TLM_REF_PCIE_HZ, cyc, d->bus[1]);
+	for (k = 0; k < TLM_REASONS; k++) {
+		v = tlm_frac(sim->prof.brake[k], TLM_REF_PCIE_HZ, cyc,
+			     &sim->rem.brake[k]);
+		d->brake[k] += min(v, cyc);
+	}
+	/* exactly one band counts in every cycle */
+	for (h = 0; h < TLM_HISTS; h++) {
+		sum = 0;
+		for (k = 0; k < TLM_BANDS - 1; k++) {
+			v = tlm_frac(sim->prof.band[h][k], TLM_REF_PCIE_HZ, cyc,
+				     &sim->rem.band[h][k]);
+			v = min(v, cyc - sum);
+			d->band[h][k] += v;
+			sum += v;
+		}
+		d->band[h][TLM_BANDS - 1] += cyc - sum;
+	}
+}
+
+static void tlm_dma_step(struct tlm_sim *sim, u64 cyc, struct tlm_delta *d)
+{
+	d->cycles += cyc;
+	tlm_bus_step(sim, TLM_UP, TLM_REF_DMA_HZ, cyc, d->bus[0]);
+	tlm_bus_step(sim, TLM_DOWN, TLM_REF_DMA_HZ, cyc, d->bus[1]);
+}
+
+static inline void tlm_add(struct tlm_sim *sim, unsigned int entry, u64 d)
+{
+	sim->live[entry] = (sim->live[entry] + d) & lay.mask;
+}
+
+/* Add the deltas of one bus to the counters of a probe bus at channel @ch */
+static void tlm_add_bus(struct tlm_sim *sim, unsigned int ch, unsigned int kind,
+			const u64 *d)
+{
+	unsigned int f, r;
+
+	for (f = 0; f < F_REGION; f++)
+		tlm_add(sim, ch + f, d[f]);
+	for (r = 0; r < lay.regions[kind]; r++)
+		tlm_add(sim, ch + F_REGION + r,
+			d[F_REGION + min(r, TLM_PROF_REGIONS - 1U)]);
+}
+
+static void tlm_apply_pcie(struct tlm_sim *sim, const struct tlm_delta *d)
+{
+	unsigned int ep, k, h, b, base, brk;
+
+	for (ep = 0; ep < lay.endpoints; ep++) {
+		base = ep * lay.cpe;
+		tlm_add(sim, base, d->cycles);
+		for (b = 0; b < 2; b++)
+			tlm_add_bus(sim, base + 1 + b * (TLM_BUS_FIELDS + lay.rp),
+				    TLM_RQ + b, d->bus[b]);
+		brk = base + 1 + 2 * (TLM_BUS_FIELDS + lay.rp);
+		for (k = 0; k < TLM_REASONS; k++)
+			tlm_add(sim, brk + k, d->brake[k]);
+		for (h = 0; h < TLM_HISTS; h++)
+			for (k = 0; k < TLM_BANDS; k++)
+				tlm_add(sim, brk + TLM_REASONS + h * TLM_BANDS + k,
+					d->band[h][k]);
+	}
+}
+
+static void tlm_apply_dma(struct tlm_sim *sim, const struct tlm_delta *d)
+{
+	unsigned int ep, p, b, base;
+
+	for (ep = 0; ep < lay.endpoints; ep++) {
+		base = ep * lay.cpe + lay.pcie_ch;
+		tlm_add(sim, base, d->cycles);
+		for (p = 0; p < lay.ports; p++)
+			for (b = 0; b < 2; b++)
+				tlm_add_bus(sim, base + 1 +
+					    (2 * p + b) * (TLM_BUS_FIELDS + lay.rd),
+					    TLM_UP + b, d->bus[b]);
+	}
+}
+
+static void tlm_fold_gauges(struct tlm_sim *sim)
+{
+	unsigned int ep;
+
+	for (ep = 0; ep < lay.endpoints; ep++) {
+		sim->tags_now[ep] = sim->prof.tags_now;
+		sim->fifo_now[ep] = sim->prof.fifo_now;
+		sim->tags_low[ep] = min(sim->tags_low[ep], sim->prof.tags_low);
+		sim->fifo_low[ep] = min(sim->fifo_low[ep], sim->prof.fifo_low);
+	}
+}
+
+/* Account whole drain periods of @clk elapsed up to @now; returns cycles */
+static u64 tlm_clock_due(struct tlm_clock *clk, u64 now)
+{
+	u64 cycles, periods, n;
+
+	if (now <= clk->t0)
+		return 0;
+	cycles = mul_u64_u32_div(now - clk->t0, clk->mhz, 1000);
+	periods = cycles >> ilog2(lay.drain);
+	n = periods - clk->periods;
+	clk->periods = periods;
+	return n * lay.drain;
+}
+
+static void tlm_advance(struct tlm_sim *sim, u64 now)
+{
+	struct tlm_delta d;
+	u64 cyc, c;
+
+	if (sim->pending_valid && now >= sim->busy_until) {
+		swap(sim->snap, sim->pending);
+		sim->pending_valid = false;
+	}
+	if (!sim->prof.active)
+		return;
+
+	cyc = tlm_clock_due(&sim->pclk, now);
+	if (cyc) {
+		memset(&d, 0, sizeof(d));
+		for (; cyc; cyc -= c) {
+			c = min(cyc, TLM_CHUNK_CYCLES);
+			tlm_pcie_step(sim, c, &d);
+		}
+		tlm_apply_pcie(sim, &d);
+		tlm_fold_gauges(sim);
+	}
+
+	cyc = tlm_clock_due(&sim->dclk, now);
+	if (cyc) {
+		memset(&d, 0, sizeof(d));
+		for (; cyc; cyc -= c) {
+			c = min(cyc, TLM_CHUNK_CYCLES);
+			tlm_dma_step(sim, c, &d);
+		}
+		tlm_apply_dma(sim, &d);
+	}
+}
+
+static unsigned int tlm_scale(unsigned int v, unsigned int ref, unsigned int cap)
+{
+	return min_t(u64, div_u64((u64)v * cap, ref), cap);
+}
+
+/* Switch to @p (a built-in, or the edited copy); restarts the time base */
+static void tlm_set_profile(struct tlm_sim *sim, const struct tlm_profile *p,
+			    bool builtin, u64 now)
+{
+	unsigned int ep;
+
+	tlm_advance(sim, now);
+	if (p != &sim->prof)
+		sim->prof = *p;
+	if (builtin) {
+		sim->prof.tags_now = tlm_scale(p->tags_now, TLM_REF_TAGS, tag_capacity);
+		sim->prof.tags_low = tlm_scale(p->tags_low, TLM_REF_TAGS, tag_capacity);
+		sim->prof.fifo_now = tlm_scale(p->fifo_now, TLM_REF_STFIFO,
+					       stfifo_capacity);
+		sim->prof.fifo_low = tlm_scale(p->fifo_low, TLM_REF_STFIFO,
+					       stfifo_capacity);
+	}
+	memset(&sim->rem, 0, sizeof(sim->rem));
+	sim->pclk.t0 = now;
+	sim->pclk.periods = 0;
+	sim->dclk.t0 = now;
+	sim->dclk.periods = 0;
+	if (!sim->prof.active)
+		return;
+	for (ep = 0; ep < lay.endpoints; ep++) {
+		sim->tags_now[ep] = sim->prof.tags_now;
+		sim->fifo_now[ep] = sim->prof.fifo_now;
+		sim->tags_low[ep] = min(sim->tags_low[ep], sim->tags_now[ep]);
+		sim->fifo_low[ep] = min(sim->fifo_low[ep], sim->fifo_now[ep]);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Registers                                                              */
+
+static void tlm_clear_marks(struct tlm_sim *sim)
+{
+	unsigned int ep;
+
+	for (ep = 0; ep < lay.endpoints; ep++) {
+		sim->tags_low[ep] = sim->tags_now[ep];
+		sim->fifo_low[ep] = sim->fifo_now[ep];
+	}
+}
+
+static void tlm_command(struct tlm_sim *sim, u32 cmd, u64 now)
+{
+	if (cmd & TLM_CMD_SNAPSHOT) {
+		sim->stats.snapshots++;
+		memcpy(sim->pending, sim->live, lay.entries * sizeof(u64));
+		sim->pending_valid = true;
+		sim->busy_until = now + sim->busy_ns;
+		if (!sim->busy_ns) {
+			swap(sim->snap, sim->pending);
+			sim->pending_valid = false;
+		}
+	}
+	if (cmd & TLM_CMD_ANY_CLEAR)
+		sim->stats.clears++;
+	if (cmd & TLM_CMD_CLEAR) {
+		memset(sim->live, 0, lay.entries * sizeof(u64));
+		tlm_clear_marks(sim);
+	}
+	if (cmd & TLM_CMD_CLEAR_FLAGS)
+		sim->flags = 0;
+	if (cmd & TLM_CMD_CLEAR_MARKS)
+		tlm_clear_marks(sim);
+}
+
+static u32 tlm_reg_read(struct tlm_sim *sim, u32 off, u64 now)
+{
+	unsigned int ep;
+	u64 v;
+
+	if (off & 3)
+		return 0;
+	if (off >= TLM_CNT_BASE) {
+		unsigned int i = (off - TLM_CNT_BASE) / 8;
+
+		if (i >= lay.used)
+			return 0;
+		v = sim->read_sel ? sim->live[i] : sim->snap[i];
+		return off & 4 ? upper_32_bits(v) : lower_32_bits(v);
+	}
+	if (off >= TLM_PCIE_STATUS && off < TLM_EP_REGS_END) {
+		ep = (off & 0x3f) / 4;
+		if (ep >= lay.endpoints)
+			return 0;
+		switch (off & ~0x3fU) {
+		case TLM_PCIE_STATUS:
+			return sim->pcie_status[ep];
+		case TLM_PCIE_TAGS:
+			return sim->tags_now[ep] | sim->tags_low[ep] << 16;
+		default:
+			return sim->fifo_now[ep] | sim->fifo_low[ep] << 16;
+		}
+	}
+
+	switch (off) {
+	case TLM_MAGIC:
+		return magic;
+	case TLM_VERSION:
+		return version;
+	case TLM_CFG_TOPOLOGY:
+		return lay.cfg_topology;
+	case TLM_CFG_LAYOUT:
+		return lay.cfg_layout;
+	case TLM_CFG_PCIE:
+		return lay.cfg_pcie;
+	case TLM_CFG_DMA:
+		return lay.cfg_dma;
+	case TLM_CFG_DRAIN:
+		return lay.cfg_drain;
+	case TLM_CNT_BASE_REG:
+		return TLM_CNT_BASE;
+	case TLM_STATUS:
+		return sim->flags | (now < sim->busy_until ? TLM_ST_BUSY : 0);
+	case TLM_READ_SEL:
+		return sim->read_sel;
+	case TLM_CFG_REGIONS:
+		return lay.cfg_regions;
+	case TLM_CFG_WIDTH:
+		return lay.cfg_width;
+	case TLM_CFG_HIST:
+		return lay.cfg_hist;
+	case TLM_CFG_CAPACITY:
+		return lay.cfg_capacity;
+	case TLM_CFG_WIDTH_DMA:
+		return lay.cfg_width_dma;
+	default:
+		return 0;
+	}
+}
+
+static void tlm_reg_write(struct tlm_sim *sim, u32 off, u32 val, u64 now)
+{
+	if (off == TLM_COMMAND)
+		tlm_command(sim, val, now);
+	else if (off == TLM_READ_SEL)
+		sim->read_sel = val & 1;
+	/* everything else is read-only or unmapped: ignored */
+}
+
+static struct tlm_sim *tlm_from_io(struct hwtel_sim_io *io)
+{
+	return container_of(io, struct tlm_pdata, io)->sim;
+}
+
+static u64 tlm_io_read(struct hwtel_sim_io *io, u32 off, unsigned int size)
+{
+	struct tlm_sim *sim = tlm_from_io(io);
+	unsigned long irqflags;
+	u64 now = ktime_get_ns();
+	u64 v;
+
+	spin_lock_irqsave(&sim->lock, irqflags);
+	tlm_advance(sim, now);
+	v = tlm_reg_read(sim, off, now);
+	sim->stats.reads++;
+	/* the MI bus is 32 bits wide: a 64-bit access is two transactions */
+	if (size == 8) {
+		v |= (u64)tlm_reg_read(sim, off + 4, now) << 32;
+		sim->stats.reads++;
+	}
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	return v;
+}
+
+static void tlm_io_write(struct hwtel_sim_io *io, u32 off, u64 val,
+			 unsigned int size)
+{
+	struct tlm_sim *sim = tlm_from_io(io);
+	unsigned long irqflags;
+	u64 now = ktime_get_ns();
+
+	spin_lock_irqsave(&sim->lock, irqflags);
+	tlm_advance(sim, now);
+	tlm_reg_write(sim, off, lower_32_bits(val), now);
+	sim->stats.writes++;
+	if (size == 8) {
+		tlm_reg_write(sim, off + 4, upper_32_bits(val), now);
+		sim->stats.writes++;
+	}
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+}
+
+/* ---------------------------------------------------------------------- */
+/* debugfs                                                                */
+
+#define TLM_WBUF	256
+
+static ssize_t tlm_copy_in(const char __user *ubuf, size_t len, loff_t *ppos,
+			   char *buf)
+{
+	if (*ppos || !len || len >= TLM_WBUF)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	return len;
+}
+
+enum tlm_kind {
+	K_PCIE_CYCLES = 1, K_DMA_CYCLES, K_WORDS, K_STALL, K_FRAMES,
+	K_MVB_ITEMS, K_MVB_STALL, K_ITEMS, K_REGION, K_BRAKE, K_TAGS_BAND,
+	K_STFIFO_BAND, K_RAW,
+};
+
+static const char *const tlm_kind_names[] = {
+	[K_PCIE_CYCLES] = "pcie_cycles", [K_DMA_CYCLES] = "dma_cycles",
+	[K_WORDS] = "words", [K_STALL] = "stall", [K_FRAMES] = "frames",
+	[K_MVB_ITEMS] = "mvb_items", [K_MVB_STALL] = "mvb_stall",
+	[K_ITEMS] = "items", [K_REGION] = "region", [K_BRAKE] = "brake",
+	[K_TAGS_BAND] = "tags_band", [K_STFIFO_BAND] = "stfifo_band",
+	[K_RAW] = "raw",
+};
+
+#define T_EP	BIT(0)
+#define T_BUS	BIT(1)
+#define T_IDX	BIT(2)
+
+/* Terms each kind needs (exactly these, no others) */
+static const u8 tlm_kind_terms[] = {
+	[K_PCIE_CYCLES] = T_EP, [K_DMA_CYCLES] = T_EP,
+	[K_WORDS] = T_EP | T_BUS, [K_STALL] = T_EP | T_BUS,
+	[K_FRAMES] = T_EP | T_BUS, [K_MVB_ITEMS] = T_EP | T_BUS,
+	[K_MVB_STALL] = T_EP | T_BUS, [K_ITEMS] = T_EP | T_BUS,
+	[K_REGION] = T_EP | T_BUS | T_IDX, [K_BRAKE] = T_EP | T_IDX,
+	[K_TAGS_BAND] = T_EP | T_IDX, [K_STFIFO_BAND] = T_EP | T_IDX,
+	[K_RAW] = T_IDX,
+};
+
+/* Channel of bus @bus of an endpoint, relative to the endpoint's first entry */
+static int tlm_bus_channel(unsigned int bus, unsigned int field)
+{
+	if (bus < 2)
+		return 1 + bus * (TLM_BUS_FIELDS + lay.rp) + field;
+	if (bus - 2 >= 2 * lay.ports)
+		return -EINVAL;
+	return lay.pcie_ch + 1 + (bus - 2) * (TLM_BUS_FIELDS + lay.rd) + field;
+}
+
+/*
+ * Parse "<kind>[,ep=E][,bus=B][,idx=I]" into a counter entry. The same counter
+ * numbering as the driver's perf events (Documentation/dev-tools/hwsim-pcie.rst).
+ */
+static int tlm_parse_counter(char *spec)
+{
+	unsigned int val[3] = { 0 }, have = 0, kind, t, brk;
+	char *tok, *eq;
+	int ch;
+
+	tok = strsep(&spec, ",");
+	for (kind = K_PCIE_CYCLES; kind <= K_RAW; kind++)
+		if (!strcmp(tok, tlm_kind_names[kind]))
+			break;
+	if (kind > K_RAW)
+		return -EINVAL;
+
+	while ((tok = strsep(&spec, ","))) {
+		eq = strchr(tok, '=');
+		if (!eq)
+			return -EINVAL;
+		*eq++ = '\0';
+		if (!strcmp(tok, "ep"))
+			t = 0;
+		else if (!strcmp(tok, "bus"))
+			t = 1;
+		else if (!strcmp(tok, "idx"))
+			t = 2;
+		else
+			return -EINVAL;
+		if (have & BIT(t) || kstrtouint(eq, 0, &val[t]))
+			return -EINVAL;
+		have |= BIT(t);
+	}
+	if (have != tlm_kind_terms[kind])
+		return -EINVAL;
+
+	if (kind == K_RAW)
+		return val[2] < lay.used ? val[2] : -EINVAL;
+	if (val[0] >= lay.endpoints)
+		return -EINVAL;
+
+	brk = 1 + 2 * (TLM_BUS_FIELDS + lay.rp);
+	switch (kind) {
+	case K_PCIE_CYCLES:
+		ch = 0;
+		break;
+	case K_DMA_CYCLES:
+		ch = lay.pcie_ch;
+		break;
+	case K_REGION: {
+		unsigned int kindb = val[1] < 2 ? val[1] : TLM_UP + (val[1] & 1);
+
+		if (val[1] >= 2 + 2 * lay.ports || val[2] >= lay.regions[kindb])
+			return -EINVAL;
+		ch = tlm_bus_channel(val[1], F_REGION + val[2]);
+		break;
+	}
+	case K_BRAKE:
+		if (val[2] >= TLM_REASONS)
+			return -EINVAL;
+		ch = brk + val[2];
+		break;
+	case K_TAGS_BAND:
+	case K_STFIFO_BAND:
+		if (val[2] >= TLM_BANDS)
+			return -EINVAL;
+		ch = brk + TLM_REASONS + (kind - K_TAGS_BAND) * TLM_BANDS + val[2];
+		break;
+	default:
+		ch = tlm_bus_channel(val[1], kind - K_WORDS);
+		break;
+	}
+	if (ch < 0)
+		return ch;
+	return val[0] * lay.cpe + ch;
+}
+
+/* "<counter> <number>" -> entry, number */
+static int tlm_parse_counter_value(char *buf, u64 *num)
+{
+	char *spec, *arg;
+	int entry;
+
+	buf = strim(buf);
+	spec = strsep(&buf, " \t");
+	if (!buf)
+		return -EINVAL;
+	arg = skip_spaces(buf);
+	entry = tlm_parse_counter(spec);
+	if (entry < 0)
+		return entry;
+	if (kstrtou64(arg, 0, num))
+		return -EINVAL;
+	return entry;
+}
+
+static ssize_t tlm_counter_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos, bool inject)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	char buf[TLM_WBUF];
+	unsigned long irqflags;
+	ssize_t ret;
+	int entry;
+	u64 num;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	entry = tlm_parse_counter_value(buf, &num);
+	if (entry < 0)
+		return entry;
+	if (!inject && num > lay.mask)
+		return -EINVAL;
+
+	spin_lock_irqsave(&sim->lock, irqflags);
+	tlm_advance(sim, ktime_get_ns());
+	if (inject)
+		tlm_add(sim, entry, num);
+	else
+		sim->live[entry] = num;
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	return len;
+}
+
+static ssize_t tlm_inject_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	return tlm_counter_write(file, ubuf, len, ppos, true);
+}
+
+static ssize_t tlm_set_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	return tlm_counter_write(file, ubuf, len, ppos, false);
+}
+
+static const struct file_operations tlm_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = tlm_inject_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations tlm_set_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = tlm_set_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t tlm_flags_read(struct file *file, char __user *ubuf, size_t len,
+			      loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	unsigned long irqflags;
+	char buf[64];
+	u32 flags;
+	int n;
+
+	spin_lock_irqsave(&sim->lock, irqflags);
+	flags = sim->flags;
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	n = scnprintf(buf, sizeof(buf), "lost_delta=%d readout_overrun=%d\n",
+		      !!(flags & TLM_ST_LOST_DELTA), !!(flags & TLM_ST_OVERRUN));
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static ssize_t tlm_flags_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	char buf[TLM_WBUF], *p, *tok;
+	unsigned long irqflags;
+	u32 set = 0;
+	ssize_t ret;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	p = strim(buf);
+	while ((tok = strsep(&p, " \t,"))) {
+		if (!*tok)
+			continue;
+		if (!strcmp(tok, "lost_delta"))
+			set |= TLM_ST_LOST_DELTA;
+		else if (!strcmp(tok, "readout_overrun"))
+			set |= TLM_ST_OVERRUN;
+		else
+			return -EINVAL;
+	}
+	if (!set)
+		return -EINVAL;
+	spin_lock_irqsave(&sim->lock, irqflags);
+	sim->flags |= set;
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	return len;
+}
+
+static const struct file_operations tlm_flags_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = tlm_flags_read,
+	.write = tlm_flags_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t tlm_profile_read(struct file *file, char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	unsigned long irqflags;
+	char buf[32];
+	int n;
+
+	spin_lock_irqsave(&sim->lock, irqflags);
+	n = scnprintf(buf, sizeof(buf), "%s\n", sim->prof.name);
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct tlm_profile *tlm_find_profile(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tlm_profiles); i++)
+		if (!strcmp(name, tlm_profiles[i]->name))
+			return tlm_profiles[i];
+	return NULL;
+}
+
+static ssize_t tlm_profile_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	const struct tlm_profile *p;
+	unsigned long irqflags;
+	char buf[TLM_WBUF];
+	ssize_t ret;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	p = tlm_find_profile(strim(buf));
+	if (!p)
+		return -EINVAL;
+	spin_lock_irqsave(&sim->lock, irqflags);
+	tlm_set_profile(sim, p, true, ktime_get_ns());
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	return len;
+}
+
+static const struct file_operations tlm_profile_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = tlm_profile_read,
+	.write = tlm_profile_write,
+	.llseek = noop_llseek,
+};
+
+/* "key=value" with a decimal/hex u64 value */
+static int tlm_parse_kv(char *tok, char **key, u64 *val)
+{
+	char *eq = strchr(tok, '=');
+
+	if (!eq)
+		return -EINVAL;
+	*eq++ = '\0';
+	*key = tok;
+	return kstrtou64(eq, 0, val) ? -EINVAL : 0;
+}
+
+static ssize_t tlm_gauge_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	u64 ep = U64_MAX, tags = U64_MAX, fifo = U64_MAX, v;
+	char buf[TLM_WBUF], *p, *tok, *key;
+	unsigned long irqflags;
+	ssize_t ret;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	p = strim(buf);
+	while ((tok = strsep(&p, " \t"))) {
+		if (!*tok)
+			continue;
+		if (tlm_parse_kv(tok, &key, &v))
+			return -EINVAL;
+		if (!strcmp(key, "ep") && ep == U64_MAX)
+			ep = v;
+		else if (!strcmp(key, "tags") && tags == U64_MAX)
+			tags = v;
+		else if (!strcmp(key, "stfifo") && fifo == U64_MAX)
+			fifo = v;
+		else
+			return -EINVAL;
+	}
+	if (ep >= lay.endpoints || (tags == U64_MAX && fifo == U64_MAX))
+		return -EINVAL;
+	if ((tags != U64_MAX && tags > tag_capacity) ||
+	    (fifo != U64_MAX && fifo > stfifo_capacity))
+		return -EINVAL;
+
+	spin_lock_irqsave(&sim->lock, irqflags);
+	tlm_advance(sim, ktime_get_ns());
+	if (tags != U64_MAX) {
+		sim->tags_now[ep] = tags;
+		sim->tags_low[ep] = min_t(u32, sim->tags_low[ep], tags);
+	}
+	if (fifo != U64_MAX) {
+		sim->fifo_now[ep] = fifo;
+		sim->fifo_low[ep] = min_t(u32, sim->fifo_low[ep], fifo);
+	}
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	return len;
+}
+
+static const struct file_operations tlm_gauge_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = tlm_gauge_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t tlm_pcie_status_write(struct file *file, const char __user *ubuf,
+				     size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	char buf[TLM_WBUF], *p, *tok, *key;
+	unsigned long irqflags;
+	u64 ep;
+	u32 val;
+	ssize_t ret;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	p = strim(buf);
+	tok = strsep(&p, " \t");
+	if (!p || tlm_parse_kv(tok, &key, &ep) || strcmp(key, "ep") ||
+	    ep >= lay.endpoints)
+		return -EINVAL;
+	if (kstrtou32(skip_spaces(p), 16, &val) || val & ~TLM_PCIE_STATUS_MASK)
+		return -EINVAL;
+
+	spin_lock_irqsave(&sim->lock, irqflags);
+	sim->pcie_status[ep] = val;
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	return len;
+}
+
+static const struct file_operations tlm_pcie_status_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = tlm_pcie_status_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t tlm_busy_ns_read(struct file *file, char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	unsigned long irqflags;
+	char buf[32];
+	u64 v;
+	int n;
+
+	spin_lock_irqsave(&sim->lock, irqflags);
+	v = sim->busy_ns;
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	n = scnprintf(buf, sizeof(buf), "%llu\n", v);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static ssize_t tlm_busy_ns_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	unsigned long irqflags;
+	char buf[TLM_WBUF];
+	ssize_t ret;
+	u64 v;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	/* at most 10 s: a snapshot must end within any sane driver timeout */
+	if (kstrtou64(strim(buf), 0, &v) || v > 10 * NSEC_PER_SEC)
+		return -EINVAL;
+	spin_lock_irqsave(&sim->lock, irqflags);
+	sim->busy_ns = v;
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	return len;
+}
+
+static const struct file_operations tlm_busy_ns_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = tlm_busy_ns_read,
+	.write = tlm_busy_ns_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t tlm_stats_read(struct file *file, char __user *ubuf, size_t len,
+			      loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	unsigned long irqflags;
+	struct tlm_stats st;
+	char buf[128];
+	int n;
+
+	spin_lock_irqsave(&sim->lock, irqflags);
+	st = sim->stats;
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	n = scnprintf(buf, sizeof(buf),
+		      "reads %llu\nwrites %llu\nsnapshots %llu\nclears %llu\n",
+		      st.reads, st.writes, st.snapshots, st.clears);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static ssize_t tlm_stats_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	unsigned long irqflags;
+	char buf[TLM_WBUF];
+	ssize_t ret;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	if (strcmp(strim(buf), "0"))
+		return -EINVAL;
+	spin_lock_irqsave(&sim->lock, irqflags);
+	memset(&sim->stats, 0, sizeof(sim->stats));
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	return len;
+}
+
+static const struct file_operations tlm_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = tlm_stats_read,
+	.write = tlm_stats_write,
+	.llseek = noop_llseek,
+};
+
+/* Largest rate of a custom profile (keeps every product in u64) */
+#define TLM_RATE_MAX		10000000000000ULL
+
+static const char *const tlm_field_names[TLM_PROF_FIELDS] = {
+	[F_WORDS] = "words", [F_STALL] = "stall", [F_FRAMES] = "frames",
+	[F_MVB] = "mvb_items", [F_MVB_STALL] = "mvb_stall", [F_ITEMS] = "items",
+	[F_REGION + 0] = "region0", [F_REGION + 1] = "region1",
+	[F_REGION + 2] = "region2", [F_REGION + 3] = "region3",
+};
+
+static int tlm_traffic_show(struct seq_file *m, void *unused)
+{
+	struct tlm_sim *sim = m->private;
+	struct tlm_profile *p;
+	unsigned long irqflags;
+	unsigned int b, f, k, h;
+
+	p = kmalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	spin_lock_irqsave(&sim->lock, irqflags);
+	*p = sim->prof;
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+
+	for (b = 0; b < TLM_NBUS; b++) {
+		seq_printf(m, "%s", tlm_bus_names[b]);
+		for (f = 0; f < TLM_PROF_FIELDS; f++)
+			seq_printf(m, " %s=%llu", tlm_field_names[f],
+				   p->bus[b].rate[f]);
+		seq_printf(m, " full=%d\n", p->bus[b].full);
+	}
+	seq_puts(m, "brake");
+	for (k = 0; k < TLM_REASONS; k++)
+		seq_printf(m, " reason%u=%llu", k, p->brake[k]);
+	seq_putc(m, '\n');
+	for (h = 0; h < TLM_HISTS; h++) {
+		seq_puts(m, h ? "stfifo" : "tags");
+		for (k = 0; k < TLM_BANDS - 1; k++)
+			seq_printf(m, " band%u=%llu", k, p->band[h][k]);
+		seq_printf(m, " now=%u lowest=%u\n",
+			   h ? p->fifo_now : p->tags_now,
+			   h ? p->fifo_low : p->tags_low);
+	}
+	kfree(p);
+	return 0;
+}
+
+static int tlm_traffic_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tlm_traffic_show, inode->i_private);
+}
+
+/* Apply "key=value" of a traffic line to profile @p, line kind @what */
+static int tlm_traffic_key(struct tlm_profile *p, int what, const char *key,
+			   u64 v)
+{
+	unsigned int i;
+
+	if (v > TLM_RATE_MAX)
+		return -EINVAL;
+	if (what < TLM_NBUS) {
+		struct tlm_bus_prof *bp = &p->bus[what];
+
+		if (!strcmp(key, "full")) {
+			if (v > 1)
+				return -EINVAL;
+			bp->full = v;
+			return 0;
+		}
+		for (i = 0; i < TLM_PROF_FIELDS; i++) {
+			if (strcmp(key, tlm_field_names[i]))
+				continue;
+			/* RQ and RC have no MVB */
+			if ((i == F_MVB || i == F_MVB_STALL) && what < TLM_UP)
+				return -EINVAL;
+			bp->rate[i] = v;
+			return 0;
+		}
+		return -EINVAL;
+	}
+	if (what == TLM_NBUS) {
+		if (strncmp(key, "reason", 6) || kstrtouint(key + 6, 10, &i) ||
+		    i >= TLM_REASONS)
+			return -EINVAL;
+		p->brake[i] = v;
+		return 0;
+	}
+	if (!strcmp(key, "now") || !strcmp(key, "lowest")) {
+		unsigned int cap = what == TLM_NBUS + 1 ? tag_capacity :
+					stfifo_capacity;
+		unsigned int *dst;
+
+		if (v > cap)
+			return -EINVAL;
+		if (what == TLM_NBUS + 1)
+			dst = key[0] == 'n' ? &p->tags_now : &p->tags_low;
+		else
+			dst = key[0] == 'n' ? &p->fifo_now : &p->fifo_low;
+		*dst = v;
+		return 0;
+	}
+	if (strncmp(key, "band", 4) || kstrtouint(key + 4, 10, &i) ||
+	    i >= TLM_BANDS - 1)
+		return -EINVAL;
+	p->band[what - TLM_NBUS - 1][i] = v;
+	return 0;
+}
+
+/* The rates may not describe more cycles than there are */
+static bool tlm_profile_valid(const struct tlm_profile *p)
+{
+	unsigned int b, k;
+	u32 ref;
+
+	for (b = 0; b < TLM_NBUS; b++) {
+		ref = b < TLM_UP ? TLM_REF_PCIE_HZ : TLM_REF_DMA_HZ;
+		if (p->bus[b].rate[F_WORDS] + p->bus[b].rate[F_STALL] > ref ||
+		    p->bus[b].rate[F_MVB_STALL] > ref)
+			return false;
+	}
+	for (k = 0; k < TLM_REASONS; k++)
+		if (p->brake[k] > TLM_REF_PCIE_HZ)
+			return false;
+	for (b = 0; b < TLM_HISTS; b++)
+		if (p->band[b][0] + p->band[b][1] + p->band[b][2] > TLM_REF_PCIE_HZ)
+			return false;
+	return p->tags_low <= p->tags_now && p->fifo_low <= p->fifo_now;
+}
+
+static ssize_t tlm_traffic_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	char buf[TLM_WBUF], *p, *tok, *key;
+	struct tlm_profile *np;
+	unsigned long irqflags;
+	ssize_t ret;
+	u64 v, now;
+	int what;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	p = strim(buf);
+	tok = strsep(&p, " \t");
+	for (what = 0; what < TLM_NBUS; what++)
+		if (!strcmp(tok, tlm_bus_names[what]))
+			break;
+	if (what == TLM_NBUS && strcmp(tok, "brake")) {
+		if (!strcmp(tok, "tags"))
+			what = TLM_NBUS + 1;
+		else if (!strcmp(tok, "stfifo"))
+			what = TLM_NBUS + 2;
+		else
+			return -EINVAL;
+	}
+	if (!p)
+		return -EINVAL;
+
+	np = kmalloc(sizeof(*np), GFP_KERNEL);
+	if (!np)
+		return -ENOMEM;
+	spin_lock_irqsave(&sim->lock, irqflags);
+	*np = sim->prof;
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+
+	ret = -EINVAL;
+	while ((tok = strsep(&p, " \t"))) {
+		if (!*tok)
+			continue;
+		if (tlm_parse_kv(tok, &key, &v) || tlm_traffic_key(np, what, key, v))
+			goto out;
+	}
+	if (!tlm_profile_valid(np))
+		goto out;
+	strscpy(np->name, "custom", sizeof(np->name));
+	np->active = true;
+
+	spin_lock_irqsave(&sim->lock, irqflags);
+	now = ktime_get_ns();
+	tlm_advance(sim, now);
+	sim->prof = *np;
+	tlm_set_profile(sim, &sim->prof, false, now);
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	ret = len;
+out:
+	kfree(np);
+	return ret;
+}
+
+static const struct file_operations tlm_traffic_fops = {
+	.owner = THIS_MODULE,
+	.open = tlm_traffic_open,
+	.read = seq_read,
+	.write = tlm_traffic_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int tlm_regs_show(struct seq_file *m, void *unused)
+{
+	static const struct {
+		const char *name;
+		u32 off;
+	} regs[] = {
+		{ "magic", TLM_MAGIC }, { "version", TLM_VERSION },
+		{ "cfg_topology", TLM_CFG_TOPOLOGY },
+		{ "cfg_layout", TLM_CFG_LAYOUT }, { "cfg_pcie", TLM_CFG_PCIE },
+		{ "cfg_dma", TLM_CFG_DMA }, { "cfg_drain", TLM_CFG_DRAIN },
+		{ "cnt_base", TLM_CNT_BASE_REG }, { "status", TLM_STATUS },
+		{ "read_sel", TLM_READ_SEL }, { "cfg_regions", TLM_CFG_REGIONS },
+		{ "cfg_width", TLM_CFG_WIDTH }, { "cfg_hist", TLM_CFG_HIST },
+		{ "cfg_capacity", TLM_CFG_CAPACITY },
+		{ "cfg_width_dma", TLM_CFG_WIDTH_DMA },
+	};
+	static const char *const epregs[] = {
+		"pcie_status", "pcie_tags", "pcie_stfifo",
+	};
+	u32 val[ARRAY_SIZE(regs) + 3 * TLM_MAX_EP];
+	struct tlm_sim *sim = m->private;
+	unsigned long irqflags;
+	unsigned int i, n = 0;
+	u64 now;
+
+	spin_lock_irqsave(&sim->lock, irqflags);
+	now = ktime_get_ns();
+	tlm_advance(sim, now);
+	for (i = 0; i < ARRAY_SIZE(regs); i++)
+		val[n++] = tlm_reg_read(sim, regs[i].off, now);
+	for (i = 0; i < 3 * lay.endpoints; i++)
+		val[n++] = tlm_reg_read(sim, TLM_PCIE_STATUS +
+					(i / lay.endpoints) * 0x40 +
+					(i % lay.endpoints) * 4, now);
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+
+	for (i = 0; i < ARRAY_SIZE(regs); i++)
+		seq_printf(m, "%s 0x%08x\n", regs[i].name, val[i]);
+	for (i = 0; i < 3 * lay.endpoints; i++)
+		seq_printf(m, "%s%u 0x%08x\n", epregs[i / lay.endpoints],
+			   i % lay.endpoints, val[ARRAY_SIZE(regs) + i]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tlm_regs);
+
+/* Live counters "<entry> <value>", all taken at one instant */
+static int tlm_counters_show(struct seq_file *m, void *unused)
+{
+	struct tlm_sim *sim = m->private;
+	unsigned long irqflags;
+	unsigned int i;
+	u64 *copy;
+
+	copy = kcalloc(lay.used, sizeof(*copy), GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	spin_lock_irqsave(&sim->lock, irqflags);
+	tlm_advance(sim, ktime_get_ns());
+	memcpy(copy, sim->live, lay.used * sizeof(*copy));
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	for (i = 0; i < lay.used; i++)
+		seq_printf(m, "%u %llu\n", i, copy[i]);
+	kfree(copy);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tlm_counters);
+
+/* ---------------------------------------------------------------------- */
+/* Setup                                                                  */
+
+static int tlm_check(bool ok, const char *what)
+{
+	if (ok)
+		return 0;
+	pr_err("invalid parameters: %s\n", what);
+	return -EINVAL;
+}
+
+static int tlm_build_layout(void)
+{
+	unsigned int bytes[TLM_NBUS] = { bytes_rq, bytes_rc, bytes_up, bytes_down };
+	unsigned int regs[TLM_NBUS] = {
+		regions_rq, regions_rc, regions_up, regions_down,
+	};
+	unsigned int b;
+	int err;
+
+	err = tlm_check(instances >= 1 && instances <= TLM_MAX_INSTANCES,
+			"instances must be 1..16") ?:
+	      tlm_check(endpoints >= 1 && endpoints <= TLM_MAX_EP,
+			"endpoints must be 1..16") ?:
+	      tlm_check(dma_ports >= 1 && dma_ports <= 127,
+			"dma_ports must be 1..127") ?:
+	      tlm_check(cnt_width >= 33 && cnt_width <= 64,
+			"cnt_width must be 33..64") ?:
+	      tlm_check(drain_period && drain_period <= 32768 &&
+			is_power_of_2(drain_period),
+			"drain_period must be a power of two, 1..32768") ?:
+	      tlm_check(item_bytes >= 1 && item_bytes <= 255,
+			"item_bytes must be 1..255") ?:
+	      tlm_check(tag_capacity >= 1 && tag_capacity <= 65535,
+			"tag_capacity must be 1..65535") ?:
+	      tlm_check(stfifo_capacity >= 1 && stfifo_capacity <= 65535,
+			"stfifo_capacity must be 1..65535") ?:
+	      tlm_check(pcie_mhz >= 1 && pcie_mhz <= 10000 &&
+			dma_mhz >= 1 && dma_mhz <= 10000,
+			"pcie_mhz and dma_mhz must be 1..10000") ?:
+	      tlm_check(speedup >= 1 && speedup <= 100,
+			"speedup must be 1..100") ?:
+	      tlm_check(profile && tlm_find_profile(profile),
+			"profile must be idle, seed or busy");
+	if (err)
+		return err;
+
+	for (b = 0; b < TLM_NBUS; b++) {
+		err = tlm_check(regs[b] >= 1 && regs[b] <= 255,
+				"regions_* must be 1..255") ?:
+		      tlm_check(bytes[b] >= 1 && bytes[b] <= 65535 &&
+				bytes[b] % item_bytes == 0,
+				"bytes_* must be 1..65535 and a multiple of item_bytes");
+		if (err)
+			return err;
+		lay.regions[b] = regs[b];
+		lay.items[b] = bytes[b] / item_bytes;
+	}
+
+	lay.endpoints = endpoints;
+	lay.ports = dma_ports;
+	lay.rp = max(regions_rq, regions_rc);
+	lay.rd = max(regions_up, regions_down);
+	lay.pcie_ch = 1 + 2 * (TLM_BUS_FIELDS + lay.rp) + TLM_BRAKE_CH;
+	lay.dma_ch = 1 + 2 * dma_ports * (TLM_BUS_FIELDS + lay.rd);
+	lay.cpe = lay.pcie_ch + lay.dma_ch;
+	err = tlm_check(lay.pcie_ch <= 255,
+			"PCIe probe needs more than 255 channels (regions_rq/rc)") ?:
+	      tlm_check(lay.dma_ch <= 255,
+			"DMA probe needs more than 255 channels (dma_ports, regions_up/down)") ?:
+	      tlm_check(lay.cpe <= 255,
+			"more than 255 counters per endpoint");
+	if (err)
+		return err;
+	lay.used = endpoints * lay.cpe;
+	lay.entries = roundup_pow_of_two(lay.used);
+	lay.width = cnt_width;
+	lay.mask = GENMASK_ULL(cnt_width - 1, 0);
+	lay.drain = drain_period;
+
+	lay.cfg_topology = endpoints | dma_ports << 8 | (2 * endpoints) << 16;
+	lay.cfg_layout = lay.entries | cnt_width << 16 | lay.cpe << 24;
+	lay.cfg_pcie = lay.pcie_ch | 2 << 8 | lay.rp << 16 | TLM_BRAKE_CH << 24;
+	lay.cfg_dma = lay.dma_ch | (2 * dma_ports) << 8 | lay.rd << 16;
+	lay.cfg_drain = drain_period | item_bytes << 16;
+	lay.cfg_regions = regions_rq | regions_rc << 8 | regions_up << 16 |
+			  regions_down << 24;
+	lay.cfg_width = bytes_rq | bytes_rc << 16;
+	lay.cfg_hist = TLM_BANDS | TLM_HISTS << 8;
+	lay.cfg_capacity = tag_capacity | stfifo_capacity << 16;
+	lay.cfg_width_dma = bytes_up | bytes_down << 16;
+	return 0;
+}
+
+static void tlm_destroy(struct tlm_sim *sim)
+{
+	if (!sim)
+		return;
+	if (!IS_ERR_OR_NULL(sim->pdev))
+		platform_device_unregister(sim->pdev);
+	debugfs_remove_recursive(sim->dir);
+	kvfree(sim->live);
+	kvfree(sim->snap);
+	kvfree(sim->pending);
+	kfree(sim);
+}
+
+static struct tlm_sim *tlm_create(unsigned int index)
+{
+	struct platform_device_info info = { };
+	struct tlm_pdata pdata = { };
+	struct resource res = { };
+	struct tlm_sim *sim;
+	unsigned int ep;
+	char name[40];
+
+	sim = kzalloc(sizeof(*sim), GFP_KERNEL);
+	if (!sim)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&sim->lock);
+	sim->base = TLM_BASE + index * TLM_STRIDE;
+	sim->live = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
+	sim->snap = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
+	sim->pending = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
+	if (!sim->live || !sim->snap || !sim->pending) {
+		tlm_destroy(sim);
+		return ERR_PTR(-ENOMEM);
+	}
+	sim->busy_ns = 1000;
+	sim->pclk.mhz = pcie_mhz * speedup;
+	sim->dclk.mhz = dma_mhz * speedup;
+	for (ep = 0; ep < lay.endpoints; ep++) {
+		sim->pcie_status[ep] = TLM_PCIE_STATUS_DEF;
+		sim->tags_now[ep] = tag_capacity;
+		sim->tags_low[ep] = tag_capacity;
+		sim->fifo_now[ep] = stfifo_capacity;
+		sim->fifo_low[ep] = stfifo_capacity;
+	}
+	tlm_set_profile(sim, tlm_find_profile(profile), true, ktime_get_ns());
+
+	snprintf(name, sizeof(name), "ndk_pcie_tlm_%llx", sim->base);
+	sim->dir = debugfs_create_dir(name, hwtel_sim_debugfs_root());
+	debugfs_create_file("inject", 0200, sim->dir, sim, &tlm_inject_fops);
+	debugfs_create_file("set", 0200, sim->dir, sim, &tlm_set_fops);
+	debugfs_create_file("flags", 0600, sim->dir, sim, &tlm_flags_fops);
+	debugfs_create_file("profile", 0600, sim->dir, sim, &tlm_profile_fops);
+	debugfs_create_file("traffic", 0600, sim->dir, sim, &tlm_traffic_fops);
+	debugfs_create_file("gauge", 0200, sim->dir, sim, &tlm_gauge_fops);
+	debugfs_create_file("pcie_status", 0200, sim->dir, sim,
+			    &tlm_pcie_status_fops);
+	debugfs_create_file("busy_ns", 0600, sim->dir, sim, &tlm_busy_ns_fops);
+	debugfs_create_file("stats", 0600, sim->dir, sim, &tlm_stats_fops);
+	debugfs_create_file("regs", 0400, sim->dir, sim, &tlm_regs_fops);
+	debugfs_create_file("counters", 0400, sim->dir, sim, &tlm_counters_fops);
+
+	res.start = sim->base;
+	res.end = sim->base + TLM_WINDOW - 1;
+	res.flags = IORESOURCE_MEM;
+	res.name = "ndk-pcie-tlm-sim";
+	pdata.io.owner = THIS_MODULE;
+	pdata.io.read = tlm_io_read;
+	pdata.io.write = tlm_io_write;
+	pdata.sim = sim;
+	info.name = "ndk-pcie-tlm-sim";
+	info.id = index;
+	info.res = &res;
+	info.num_res = 1;
+	info.data = &pdata;
+	info.size_data = sizeof(pdata);
+	sim->pdev = platform_device_register_full(&info);
+	if (IS_ERR(sim->pdev)) {
+		int err = PTR_ERR(sim->pdev);
+
+		pr_err("cannot register model device %u: %d\n", index, err);
+		tlm_destroy(sim);
+		return ERR_PTR(err);
+	}
+	return sim;
+}
+
+static void tlm_destroy_all(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tlm_sims); i++) {
+		tlm_destroy(tlm_sims[i]);
+		tlm_sims[i] = NULL;
+	}
+}
+
+static int __init tlm_init(void)
+{
+	struct tlm_sim *sim;
+	unsigned int i;
+	int err;
+
+	err = tlm_build_layout();
+	if (err)
+		return err;
+	for (i = 0; i < instances; i++) {
+		sim = tlm_create(i);
+		if (IS_ERR(sim)) {
+			tlm_destroy_all();
+			return PTR_ERR(sim);
+		}
+		tlm_sims[i] = sim;
+	}
+	return 0;
+}
+
+static void __exit tlm_exit(void)
+{
+	tlm_destroy_all();
+}
+
+module_init(tlm_init);
+module_exit(tlm_exit);
+
+MODULE_DESCRIPTION("Model of the NDK PCIE_TELEMETRY_MI block (test only)");
+MODULE_LICENSE("GPL");
