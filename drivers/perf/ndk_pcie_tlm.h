@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NDK PCIE_TELEMETRY_MI perf PMU: state shared by the PMU driver
+ * (ndk_pcie_tlm_pmu.c) and its generic netlink control plane
+ * (ndk_pcie_tlm_nl.c).
+ */
+#ifndef _NDK_PCIE_TLM_H
+#define _NDK_PCIE_TLM_H
+
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/perf_event.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include <hwtel/io.h>
+
+/* Registers (byte offsets) */
+#define NDK_TLM_MAGIC		0x0000
+#define NDK_TLM_VERSION		0x0004
+#define NDK_TLM_CFG_TOPOLOGY	0x0008
+#define NDK_TLM_CFG_LAYOUT	0x000c
+#define NDK_TLM_CFG_PCIE	0x0010
+#define NDK_TLM_CFG_DMA		0x0014
+#define NDK_TLM_CFG_DRAIN	0x0018
+#define NDK_TLM_CNT_BASE	0x001c
+#define NDK_TLM_COMMAND		0x0020
+#define NDK_TLM_STATUS		0x0024
+#define NDK_TLM_READ_SEL	0x0028
+#define NDK_TLM_CFG_REGIONS	0x002c
+#define NDK_TLM_CFG_WIDTH	0x0030
+#define NDK_TLM_CFG_HIST	0x0034
+#define NDK_TLM_CFG_CAPACITY	0x0038
+#define NDK_TLM_CFG_WIDTH_DMA	0x003c
+#define NDK_TLM_PCIE_STATUS(ep)	(0x0040 + 4 * (ep))
+#define NDK_TLM_PCIE_TAGS(ep)	(0x0080 + 4 * (ep))
+#define NDK_TLM_PCIE_STFIFO(ep)	(0x00c0 + 4 * (ep))
+
+#define NDK_TLM_MAGIC_VALUE	0x50544c4d	/* "PTLM" */
+#define NDK_TLM_MAJOR		2
+
+#define NDK_TLM_CMD_SNAPSHOT	BIT(0)
+#define NDK_TLM_CMD_CLEAR	BIT(1)
+#define NDK_TLM_CMD_CLEAR_FLAGS	BIT(2)
+#define NDK_TLM_CMD_CLEAR_MARKS	BIT(3)
+
+#define NDK_TLM_ST_BUSY		BIT(0)
+#define NDK_TLM_ST_LOST_DELTA	BIT(1)
+#define NDK_TLM_ST_OVERRUN	BIT(2)
+#define NDK_TLM_ST_FLAGS	(NDK_TLM_ST_LOST_DELTA | NDK_TLM_ST_OVERRUN)
+
+#define NDK_TLM_MAX_EPS		16
+
+/* Layout decoded from the configuration registers, all plain numbers. */
+struct ndk_tlm_layout {
+	u32 endpoints;
+	u32 dma_ports;
+	u32 probes;
+	u32 entries;
+	u32 cnt_width;
+	u32 counters_per_ep;
+	u32 pcie_channels;
+	u32 pcie_buses;
+	u32 pcie_regions;
+	u32 brake_channels;
+	u32 dma_channels;
+	u32 dma_buses;
+	u32 dma_regions;
+	u32 regions_rq;
+	u32 regions_rc;
+	u32 regions_up;
+	u32 regions_down;
+	u32 bytes_rq;
+	u32 bytes_rc;
+	u32 bytes_up;
+	u32 bytes_down;
+	u32 item_bytes;
+	u32 hist_bands;
+	u32 hist_pcie;
+	u32 hist_dma;
+	u32 tag_capacity;
+	u32 stfifo_capacity;
+	u32 drain_period;
+	/* derived */
+	u32 cnt_base;
+	u32 entries_used;
+	u32 brake_reasons;
+	u32 version_major;
+	u32 version_minor;
+};
+
+/*
+ * Software state of one hardware counter entry, protected by
+ * ndk_tlm::lock. @acc is the 64-bit extension of the counter since probe and
+ * never goes back; perf events count differences of @acc. The control plane
+ * reports @acc - @base, which is "since the last clear".
+ */
+struct ndk_tlm_entry {
+	u64 last_raw;
+	u64 acc;
+	u64 base;
+	u32 gen;
+};
+
+struct ndk_tlm_pcpu;
+
+struct ndk_tlm {
+	struct pmu pmu;
+	struct device *dev;
+	struct hwtel_io io;
+	const char *name;
+	u64 base_addr;
+	struct ndk_tlm_layout lay;
+	u64 cnt_mask;
+
+	/* serializes SNAPSHOT/CLEAR, window reads and @entries */
+	raw_spinlock_t lock;
+	struct ndk_tlm_entry *entries;
+	u32 gen;		/* bumped by every successful SNAPSHOT */
+	u64 snap_ns;		/* CLOCK_MONOTONIC of the last SNAPSHOT */
+	u32 flags_seen;		/* STATUS flags already notified */
+
+	struct ndk_tlm_pcpu __percpu *pcpu;
+
+	struct hrtimer poller;
+	u64 poll_ns;		/* wrap poll period */
+	u64 tick_ns;		/* timer period (<= poll_ns) */
+	ktime_t next_poll;
+
+	unsigned int cpu;
+	struct hlist_node node;
+	struct list_head list;	/* on the control plane's instance list */
+};
+
+/* PMU side, used by the control plane; all take ndk_tlm::lock */
+int ndk_tlm_totals(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns);
+int ndk_tlm_clear(struct ndk_tlm *tlm, u32 what);
+u32 ndk_tlm_read_flags(struct ndk_tlm *tlm);
+
+struct ndk_tlm_ep_state {
+	u32 status;
+	u32 tags;
+	u32 stfifo;
+};
+
+void ndk_tlm_read_ep(struct ndk_tlm *tlm, u32 ep, struct ndk_tlm_ep_state *st);
+
+/* Control plane */
+int ndk_tlm_nl_init(void);
+void ndk_tlm_nl_exit(void);
+void ndk_tlm_nl_add(struct ndk_tlm *tlm);
+void ndk_tlm_nl_del(struct ndk_tlm *tlm);
+bool ndk_tlm_nl_listening(void);
+void ndk_tlm_nl_notify(struct ndk_tlm *tlm, u32 flags, u32 new_flags);
+
+#endif /* _NDK_PCIE_TLM_H */

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic netlink control plane of the NDK PCIE_TELEMETRY_MI PMU: what perf
+ * events cannot carry (layout, per-endpoint PCIe state and gauges, all
+ * totals from one snapshot, clear, STATUS flag notifications).
+ * The protocol is described in Documentation/netlink/specs/ndk_pcie_tlm.yaml.
+ */
+
+#include <linux/capability.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <uapi/linux/ndk_pcie_tlm.h>
+
+#include "ndk_pcie_tlm.h"
+
+/* instances visible to the control plane; handlers run under the mutex */
+static LIST_HEAD(ndk_tlm_list);
+static DEFINE_MUTEX(ndk_tlm_list_lock);
+
+static struct genl_family ndk_tlm_family;
+
+enum { NDK_TLM_MCGRP_FLAGS_IDX };
+
+void ndk_tlm_nl_add(struct ndk_tlm *tlm)
+{
+	mutex_lock(&ndk_tlm_list_lock);
+	list_add_tail(&tlm->list, &ndk_tlm_list);
+	mutex_unlock(&ndk_tlm_list_lock);
+}
+
+void ndk_tlm_nl_del(struct ndk_tlm *tlm)
+{
+	mutex_lock(&ndk_tlm_list_lock);
+	list_del_init(&tlm->list);
+	mutex_unlock(&ndk_tlm_list_lock);
+}
+
+bool ndk_tlm_nl_listening(void)
+{
+	return genl_has_listeners(&ndk_tlm_family, &init_net,
+				  NDK_TLM_MCGRP_FLAGS_IDX);
+}
+
+static int ndk_tlm_put_flags(struct sk_buff *skb, u32 fl)
+{
+	if (nla_put_u32(skb, NDK_PCIE_TLM_A_FLAGS, fl) ||
+	    nla_put_u8(skb, NDK_PCIE_TLM_A_LOST_DELTA,
+		       !!(fl & NDK_PCIE_TLM_FLAG_LOST_DELTA)) ||
+	    nla_put_u8(skb, NDK_PCIE_TLM_A_READOUT_OVERRUN,
+		       !!(fl & NDK_PCIE_TLM_FLAG_READOUT_OVERRUN)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+void ndk_tlm_nl_notify(struct ndk_tlm *tlm, u32 flags, u32 new_flags)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &ndk_tlm_family, 0,
+			  NDK_PCIE_TLM_CMD_FLAGS_NTF);
+	if (!hdr)
+		goto err;
+	if (nla_put_string(skb, NDK_PCIE_TLM_A_DEV_NAME, tlm->name) ||
+	    ndk_tlm_put_flags(skb, flags) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_A_NEW_FLAGS, new_flags))
+		goto err;
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&ndk_tlm_family, skb, 0, NDK_TLM_MCGRP_FLAGS_IDX,
+			  GFP_ATOMIC);
+	return;
+err:
+	nlmsg_free(skb);
+}
+
+static struct ndk_tlm *ndk_tlm_find(struct genl_info *info)
+{
+	struct nlattr *na = info->attrs[NDK_PCIE_TLM_A_DEV_NAME];
+	struct ndk_tlm *tlm;
+
+	lockdep_assert_held(&ndk_tlm_list_lock);
+	if (!na) {
+		NL_SET_ERR_MSG_MOD(info->extack, "dev-name (PMU name) is required");
+		return ERR_PTR(-EINVAL);
+	}
+	list_for_each_entry(tlm, &ndk_tlm_list, list) {
+		if (!nla_strcmp(na, tlm->name))
+			return tlm;
+	}
+	NL_SET_ERR_MSG_ATTR(info->extack, na, "no such PMU instance");
+	return ERR_PTR(-ENODEV);
+}
+
+/* ---- DEV_GET ---- */
+
+static int ndk_tlm_fill_dev(struct sk_buff *skb, struct ndk_tlm *tlm)
+{
+	const struct ndk_tlm_layout *l = &tlm->lay;
+	static const struct {
+		u16 attr;
+		u16 off;
+	} lay_attrs[] = {
+#define L(a, f) { NDK_PCIE_TLM_A_##a, offsetof(struct ndk_tlm_layout, f) }
+		L(VERSION_MAJOR, version_major),
+		L(VERSION_MINOR, version_minor),
+		L(ENDPOINTS, endpoints),
+		L(DMA_PORTS, dma_ports),
+		L(PROBES, probes),
+		L(ENTRIES, entries),
+		L(CNT_WIDTH, cnt_width),
+		L(COUNTERS_PER_EP, counters_per_ep),
+		L(PCIE_CHANNELS, pcie_channels),
+		L(PCIE_BUSES, pcie_buses),
+		L(PCIE_REGIONS, pcie_regions),
+		L(BRAKE_CHANNELS, brake_channels),
+		L(DMA_CHANNELS, dma_channels),
+		L(DMA_BUSES, dma_buses),
+		L(DMA_REGIONS, dma_regions),
+		L(REGIONS_RQ, regions_rq),
+		L(REGIONS_RC, regions_rc),
+		L(REGIONS_UP, regions_up),
+		L(REGIONS_DOWN, regions_down),
+		L(BYTES_RQ, bytes_rq),
+		L(BYTES_RC, bytes_rc),
+		L(BYTES_UP, bytes_up),
+		L(BYTES_DOWN, bytes_down),
+		L(ITEM_BYTES, item_bytes),
+		L(HIST_BANDS, hist_bands),
+		L(HIST_PCIE, hist_pcie),
+		L(HIST_DMA, hist_dma),
+		L(TAG_CAPACITY, tag_capacity),
+		L(STFIFO_CAPACITY, stfifo_capacity),
+		L(DRAIN_PERIOD, drain_period),
+		L(ENTRIES_USED, entries_used),
+#undef L
+	};
+	unsigned int i;
+
+	if (nla_put_string(skb, NDK_PCIE_TLM_A_DEV_NAME, tlm->name) ||
+	    nla_put_u64_64bit(skb, NDK_PCIE_TLM_A_BASE, tlm->base_addr,
+			      NDK_PCIE_TLM_A_PAD) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_A_PMU_TYPE, tlm->pmu.type) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_A_CPU, READ_ONCE(tlm->cpu)) ||
+	    nla_put_u64_64bit(skb, NDK_PCIE_TLM_A_POLL_NS, tlm->poll_ns,
+			      NDK_PCIE_TLM_A_PAD))
+		return -EMSGSIZE;
+	for (i = 0; i < ARRAY_SIZE(lay_attrs); i++) {
+		const u32 *v = (const void *)l + lay_attrs[i].off;
+
+		if (nla_put_u32(skb, lay_attrs[i].attr, *v))
+			return -EMSGSIZE;
+	}
+	return ndk_tlm_put_flags(skb, ndk_tlm_read_flags(tlm));
+}
+
+/* ---- EP_GET ---- */
+
+static int ndk_tlm_fill_ep(struct sk_buff *skb, struct ndk_tlm *tlm, u32 ep)
+{
+	struct ndk_tlm_ep_state st;
+	struct nlattr *nest;
+
+	ndk_tlm_read_ep(tlm, ep, &st);
+	nest = nla_nest_start(skb, ep);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, NDK_PCIE_TLM_EP_A_ID, ep) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_EP_A_STATUS_RAW, st.status) ||
+	    nla_put_u8(skb, NDK_PCIE_TLM_EP_A_LINK_UP, !!(st.status & BIT(9))) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_EP_A_MPS, 128U << (st.status & 7)) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_EP_A_MRRS,
+			128U << ((st.status >> 3) & 7)) ||
+	    nla_put_u8(skb, NDK_PCIE_TLM_EP_A_EXT_TAG, !!(st.status & BIT(6))) ||
+	    nla_put_u8(skb, NDK_PCIE_TLM_EP_A_TAG10, !!(st.status & BIT(7))) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_EP_A_RCB,
+			(st.status & BIT(8)) ? 128 : 64) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_EP_A_TAGS_FREE, st.tags & 0xffff) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_EP_A_TAGS_LOWEST, st.tags >> 16) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_EP_A_STFIFO_FREE, st.stfifo & 0xffff) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_EP_A_STFIFO_LOWEST, st.stfifo >> 16)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* @ep < 0: every endpoint */
+static int ndk_tlm_fill_eps(struct sk_buff *skb, struct ndk_tlm *tlm, int ep)
+{
+	struct nlattr *nest;
+	u32 i;
+
+	if (nla_put_string(skb, NDK_PCIE_TLM_A_DEV_NAME, tlm->name) ||
+	    ndk_tlm_put_flags(skb, ndk_tlm_read_flags(tlm)))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, NDK_PCIE_TLM_A_EPS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < tlm->lay.endpoints; i++) {
+		if (ep >= 0 && i != ep)
+			continue;
+		if (ndk_tlm_fill_ep(skb, tlm, i)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* ---- TOTALS_GET ---- */
+
+static size_t ndk_tlm_totals_size(struct ndk_tlm *tlm)
+{
+	return nla_total_size(NDK_PCIE_TLM_DEV_NAME_MAX) +
+	       4 * nla_total_size(sizeof(u32)) + 2 * nla_total_size(1) +
+	       nla_total_size_64bit(sizeof(u64)) + nla_total_size(0) +
+	       tlm->lay.entries_used * nla_total_size_64bit(sizeof(u64));
+}
+
+static int ndk_tlm_fill_totals(struct sk_buff *skb, struct ndk_tlm *tlm,
+			       struct netlink_ext_ack *extack)
+{
+	struct nlattr *nest;
+	u64 *vals, ts;
+	u32 i;
+	int ret;
+
+	vals = kcalloc(tlm->lay.entries_used, sizeof(*vals), GFP_KERNEL);
+	if (!vals)
+		return -ENOMEM;
+	ret = ndk_tlm_totals(tlm, vals, &ts);
+	if (ret) {
+		NL_SET_ERR_MSG_MOD(extack, "hardware SNAPSHOT did not complete");
+		goto out;
+	}
+	ret = -EMSGSIZE;
+	if (nla_put_string(skb, NDK_PCIE_TLM_A_DEV_NAME, tlm->name) ||
+	    ndk_tlm_put_flags(skb, ndk_tlm_read_flags(tlm)) ||
+	    nla_put_u64_64bit(skb, NDK_PCIE_TLM_A_TIMESTAMP_NS, ts,
+			      NDK_PCIE_TLM_A_PAD) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_A_ENTRIES_USED,
+			tlm->lay.entries_used) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_A_CNT_WIDTH, tlm->lay.cnt_width))
+		goto out;
+	nest = nla_nest_start(skb, NDK_PCIE_TLM_A_TOTALS);
+	if (!nest)
+		goto out;
+	for (i = 0; i < tlm->lay.entries_used; i++) {
+		if (nla_put_u64_64bit(skb, i, vals[i], NDK_PCIE_TLM_TOTALS_PAD)) {
+			nla_nest_cancel(skb, nest);
+			goto out;
+		}
+	}
+	nla_nest_end(skb, nest);
+	ret = 0;
+out:
+	kfree(vals);
+	return ret;
+}
+
+/* ---- common do / dump plumbing ---- */
+
+static int ndk_tlm_fill(struct sk_buff *skb, struct ndk_tlm *tlm, u8 cmd,
+			int ep, struct netlink_ext_ack *extack)
+{
+	switch (cmd) {
+	case NDK_PCIE_TLM_CMD_DEV_GET:
+		return ndk_tlm_fill_dev(skb, tlm);
+	case NDK_PCIE_TLM_CMD_EP_GET:
+		return ndk_tlm_fill_eps(skb, tlm, ep);
+	default:
+		return ndk_tlm_fill_totals(skb, tlm, extack);
+	}
+}
+
+static size_t ndk_tlm_msg_size(struct ndk_tlm *tlm, u8 cmd)
+{
+	if (cmd == NDK_PCIE_TLM_CMD_TOTALS_GET)
+		return ndk_tlm_totals_size(tlm);
+	return NLMSG_GOODSIZE;
+}
+
+static int ndk_tlm_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u8 cmd = info->genlhdr->cmd;
+	struct ndk_tlm *tlm;
+	struct sk_buff *msg;
+	int ep = -1, ret;
+	void *hdr;
+
+	mutex_lock(&ndk_tlm_list_lock);
+	tlm = ndk_tlm_find(info);
+	if (IS_ERR(tlm)) {
+		ret = PTR_ERR(tlm);
+		goto unlock;
+	}
+	if (info->attrs[NDK_PCIE_TLM_A_EP]) {
+		u32 v = nla_get_u32(info->attrs[NDK_PCIE_TLM_A_EP]);
+
+		if (cmd != NDK_PCIE_TLM_CMD_EP_GET) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[NDK_PCIE_TLM_A_EP],
+					    "ep only applies to ep-get");
+			ret = -EINVAL;
+			goto unlock;
+		}
+		if (v >= tlm->lay.endpoints) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[NDK_PCIE_TLM_A_EP],
+					    "endpoint out of range");
+			ret = -EINVAL;
+			goto unlock;
+		}
+		ep = v;
+	}
+
+	msg = genlmsg_new(ndk_tlm_msg_size(tlm, cmd), GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto unlock;
+	}
+	hdr = genlmsg_put_reply(msg, info, &ndk_tlm_family, 0, cmd);
+	if (!hdr) {
+		nlmsg_free(msg);
+		ret = -EMSGSIZE;
+		goto unlock;
+	}
+	ret = ndk_tlm_fill(msg, tlm, cmd, ep, info->extack);
+	if (ret) {
+		nlmsg_free(msg);
+		goto unlock;
+	}
+	genlmsg_end(msg, hdr);
+	mutex_unlock(&ndk_tlm_list_lock);
+	return genlmsg_reply(msg, info);
+
+unlock:
+	mutex_unlock(&ndk_tlm_list_lock);
+	return ret;
+}
+
+static int ndk_tlm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	u8 cmd = ((struct genlmsghdr *)nlmsg_data(cb->nlh))->cmd;
+	long idx = 0, start = cb->args[0];
+	struct ndk_tlm *tlm;
+	int ret = 0;
+	void *hdr;
+
+	mutex_lock(&ndk_tlm_list_lock);
+	list_for_each_entry(tlm, &ndk_tlm_list, list) {
+		if (idx++ < start)
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &ndk_tlm_family,
+				  NLM_F_MULTI, cmd);
+		if (!hdr) {
+			ret = -EMSGSIZE;
+			break;
+		}
+		ret = ndk_tlm_fill(skb, tlm, cmd, -1, cb->extack);
+		if (ret) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0] = idx;
+	}
+	mutex_unlock(&ndk_tlm_list_lock);
+
+	/* a partial message goes out now, the rest in the next round */
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ? ret : skb->len;
+}
+
+/* ---- CLEAR ---- */
+
+static int ndk_tlm_clear_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *na = info->attrs[NDK_PCIE_TLM_A_CLEAR];
+	struct ndk_tlm *tlm;
+	u32 what;
+	int ret;
+
+	if (!netlink_capable(skb, CAP_PERFMON) &&
+	    !netlink_capable(skb, CAP_SYS_ADMIN))
+		return -EPERM;
+	if (!na) {
+		NL_SET_ERR_MSG_MOD(info->extack, "clear (what to clear) is required");
+		return -EINVAL;
+	}
+	what = nla_get_u32(na);
+	if (!what || what & ~NDK_PCIE_TLM_CLEAR_ALL) {
+		NL_SET_ERR_MSG_ATTR(info->extack, na,
+				    "clear must be a non-empty set of counters, flags, marks");
+		return -EINVAL;
+	}
+	if (info->attrs[NDK_PCIE_TLM_A_EP]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NDK_PCIE_TLM_A_EP],
+				    "ep does not apply to clear");
+		return -EINVAL;
+	}
+
+	mutex_lock(&ndk_tlm_list_lock);
+	tlm = ndk_tlm_find(info);
+	if (IS_ERR(tlm)) {
+		ret = PTR_ERR(tlm);
+	} else {
+		ret = ndk_tlm_clear(tlm, what);
+		if (ret)
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "hardware SNAPSHOT did not complete");
+	}
+	mutex_unlock(&ndk_tlm_list_lock);
+	return ret;
+}
+
+static const struct nla_policy ndk_tlm_policy[NDK_PCIE_TLM_A_MAX + 1] = {
+	[NDK_PCIE_TLM_A_DEV_NAME] = { .type = NLA_NUL_STRING,
+				      .len = NDK_PCIE_TLM_DEV_NAME_MAX - 1 },
+	[NDK_PCIE_TLM_A_EP] = { .type = NLA_U32 },
+	[NDK_PCIE_TLM_A_CLEAR] = { .type = NLA_U32 },
+};
+
+static const struct genl_ops ndk_tlm_ops[] = {
+	{
+		.cmd = NDK_PCIE_TLM_CMD_DEV_GET,
+		.doit = ndk_tlm_get_doit,
+		.dumpit = ndk_tlm_get_dumpit,
+	},
+	{
+		.cmd = NDK_PCIE_TLM_CMD_EP_GET,
+		.doit = ndk_tlm_get_doit,
+		.dumpit = ndk_tlm_get_dumpit,
+	},
+	{
+		.cmd = NDK_PCIE_TLM_CMD_TOTALS_GET,
+		.doit = ndk_tlm_get_doit,
+		.dumpit = ndk_tlm_get_dumpit,
+	},
+	{
+		.cmd = NDK_PCIE_TLM_CMD_CLEAR,
+		.doit = ndk_tlm_clear_doit,
+	},
+};
+
+static const struct genl_multicast_group ndk_tlm_mcgrps[] = {
+	[NDK_TLM_MCGRP_FLAGS_IDX] = { .name = NDK_PCIE_TLM_MCGRP_FLAGS },
+};
+
+static struct genl_family ndk_tlm_family __ro_after_init = {
+	.name = NDK_PCIE_TLM_FAMILY_NAME,
+	.version = NDK_PCIE_TLM_FAMILY_VERSION,
+	.maxattr = NDK_PCIE_TLM_A_MAX,
+	.policy = ndk_tlm_policy,
+	.netnsok = false,
+	.parallel_ops = true,
+	.module = THIS_MODULE,
+	.ops = ndk_tlm_ops,
+	.n_ops = ARRAY_SIZE(ndk_tlm_ops),
+	.resv_start_op = NDK_PCIE_TLM_CMD_DEV_GET,
+	.mcgrps = ndk_tlm_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(ndk_tlm_mcgrps),
+};
+
+int ndk_tlm_nl_init(void)
+{
+	return genl_register_family(&ndk_tlm_family);
+}
+
+void ndk_tlm_nl_exit(void)
+{
+	genl_unregister_family(&ndk_tlm_family);
+}
