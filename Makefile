@@ -34,10 +34,10 @@ modules:
 	@test -n "$(KVER)" || { echo "KDIR=$(KDIR) is not a kernel build tree; run 'make deps' or set KDIR" >&2; exit 1; }
 	@mkdir -p $(MOD_OUT)
 	@cp -rsf $(srctree)/Kbuild $(srctree)/drivers $(srctree)/include $(MOD_OUT)/
-	$(MAKE) -C $(KDIR) M=$(MOD_OUT) modules
+	$(MAKE) -C $(KDIR) M=$(MOD_OUT) O= modules
 
 modules_install: modules
-	$(MAKE) -C $(KDIR) M=$(MOD_OUT) modules_install
+	$(MAKE) -C $(KDIR) M=$(MOD_OUT) O= modules_install
 	depmod -a $(KVER)
 
 # Both lab kernels, warnings as errors (W=1 adds the extra warnings).
@@ -53,9 +53,10 @@ sparse:
 	@for s in $(LAB_SERIES); do \
 		k=$$(scripts/labkernel $$s) || exit 1; \
 		echo "  SPARSE  $$k"; \
-		rm -f $(O)/sparse-$$k.log; \
+		mkdir -p $(O); rm -f $(O)/sparse-$$k.log; \
 		$(MAKE) --no-print-directory modules KDIR=/lib/modules/$$k/build \
-			C=2 2>&1 | tee $(O)/sparse-$$k.log >/dev/null || exit 1; \
+			C=2 > $(O)/sparse-$$k.log 2>&1 || \
+			{ cat $(O)/sparse-$$k.log; exit 1; }; \
 		if grep -E '(warning|error):' $(O)/sparse-$$k.log; then \
 			echo "sparse: findings on $$k" >&2; exit 1; fi; \
 	done
