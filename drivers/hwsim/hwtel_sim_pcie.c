@@ -366,6 +366,18 @@ struct tlm_sim {
 
 static struct tlm_sim *tlm_sims[TLM_MAX_INSTANCES];
 
+/*
+ * The model's register windows live on a private bus: they are never mapped,
+ * and claiming them in iomem_resource would fail on machines (and QEMU CPUs)
+ * with fewer physical address bits than the realistic BAR addresses need.
+ */
+static struct resource tlm_bus_res = {
+	.name = "hwtel-sim-pcie",
+	.start = TLM_BASE,
+	.end = TLM_BASE + TLM_MAX_INSTANCES * TLM_STRIDE - 1,
+	.flags = IORESOURCE_MEM,
+};
+
 /* ---------------------------------------------------------------------- */
 /* Time and traffic                                                       */
 
@@ -1695,6 +1707,7 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	res.end = sim->base + TLM_WINDOW - 1;
 	res.flags = IORESOURCE_MEM;
 	res.name = "ndk-pcie-tlm-sim";
+	res.parent = &tlm_bus_res;
 	pdata.io.owner = THIS_MODULE;
 	pdata.io.read = tlm_io_read;
 	pdata.io.write = tlm_io_write;
