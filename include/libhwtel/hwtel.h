@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libhwtel - reports of the hwtel PMUs (NDK PCIe telemetry, Marvell DSS DDR)
+ *
+ * The library reads the PMUs through perf_event_open (libperf), one event
+ * group per PCIe endpoint or DDR controller so that the members of a group
+ * come from one snapshot, and the PCIe control plane (state, flags, clear,
+ * totals) through the ndk_pcie_tlm generic netlink family (libnl-genl-3).
+ *
+ * Readings are plain structs owned by the caller: read twice, diff, format.
+ * Every function that can fail returns 0 or a negative errno and leaves a
+ * human readable explanation in hwtel_last_error().
+ *
+ * Documentation/userspace-api/hwtel.rst describes the API, the JSON schema
+ * and every formula.
+ */
+#ifndef _LIBHWTEL_HWTEL_H
+#define _LIBHWTEL_HWTEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HWTEL_VERSION "1.0"
+
+/* Sizes of the plain reading structs. A layout beyond them is reported
+ * truncated (hwtel_pcie_data.truncated), never refused.
+ */
+#define HWTEL_NAME_MAX		64
+#define HWTEL_MAX_EP		16
+#define HWTEL_MAX_PORTS		8
+#define HWTEL_MAX_BUSES		(2 + 2 * HWTEL_MAX_PORTS)
+#define HWTEL_MAX_REGIONS	16
+#define HWTEL_MAX_BRAKES	16
+#define HWTEL_MAX_HISTS		4
+#define HWTEL_MAX_BANDS		8
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Explanation of the last failure of this thread ("" if none). */
+const char *hwtel_last_error(void);
+
+/* Root of sysfs (default "/sys", or $HWTEL_SYSFS); tests point it at a
+ * fixture tree. The string is copied.
+ */
+void hwtel_set_sysfs_root(const char *root);
+const char *hwtel_sysfs_root(void);
+
+/* ------------------------------------------------------------------ */
+/* Generic PMU access: sysfs format/ and events/ -> perf_event_attr    */
+/* ------------------------------------------------------------------ */
+
+struct perf_event_attr;
+
+#define HWTEL_MAX_FORMATS	16
+#define HWTEL_MAX_FORMAT_BITS	64
+
+/* One format/ field: "config:8-15", "config1:0-3", "config:0-3,8-11" */
+struct hwtel_format {
+	char name[32];
+	unsigned int word;		/* 0 config, 1 config1, 2 config2 */
+	unsigned int nbits;		/* bits of the field, LSB first */
+	unsigned char bits[HWTEL_MAX_FORMAT_BITS];
+};
+
+struct hwtel_pmu {
+	char name[HWTEL_NAME_MAX];
+	char path[256];			/* sysfs directory of the PMU */
+	uint32_t type;
+	int cpu;			/* first CPU of cpumask, -1 if none */
+	unsigned int nformats;
+	struct hwtel_format formats[HWTEL_MAX_FORMATS];
+};
+
+/* Parse one format/ file content. */
+int hwtel_format_parse(const char *name, const char *text,
+		       struct hwtel_format *fmt);
+/* Load type, cpumask and format/ of PMU @name (a sysfs PMU name). */
+int hwtel_pmu_load(const char *name, struct hwtel_pmu *pmu);
+/*
+ * Fill @attr for the event @spec of @pmu: "name" (a file of events/),
+ * "name,term=value,..." (terms fill the name's "=?" parameters or override
+ * it) or plain terms "kind=3,ep=0". Numbers are decimal or 0x hex. A "=?"
+ * left unset, an unknown term or a value too wide for its field: -EINVAL.
+ */
+int hwtel_pmu_event_attr(const struct hwtel_pmu *pmu, const char *spec,
+			 struct perf_event_attr *attr);
+/* Names of the PMUs whose name starts with @prefix, sorted. Returns the
+ * count or a negative errno; *names is malloc'ed (free with free()).
+ */
+int hwtel_pmu_list(const char *prefix, char (**names)[HWTEL_NAME_MAX]);
+/* Read a small sysfs attribute of @pmu (relative path) into @buf. */
+int hwtel_pmu_read_attr(const struct hwtel_pmu *pmu, const char *rel,
+			char *buf, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* PCIe telemetry (ndk_pcie_tlm_<base>)                                */
+/* ------------------------------------------------------------------ */
+
+#define HWTEL_PCIE_PMU_PREFIX	"ndk_pcie_tlm_"
+#define HWTEL_PCIE_MODULE	"ndk_pcie_tlm"
+
+enum hwtel_bus_kind {
+	HWTEL_BUS_RQ,		/* PTC -> PCIe */
+	HWTEL_BUS_RC,		/* PCIe -> PTC */
+	HWTEL_BUS_UP,		/* DMA port -> PTC */
+	HWTEL_BUS_DOWN,		/* PTC -> DMA port */
+};
+
+/* Layout of the block ("config" of the reference tool's JSON plus the rest
+ * of caps/).
+ */
+struct hwtel_pcie_config {
+	unsigned int pcie_endpoints;
+	unsigned int dma_ports;
+	unsigned int probe_pcie_regions;
+	unsigned int probe_dma_regions;
+	unsigned int counter_width;
+	unsigned int item_bytes;
+	unsigned int drain_period;
+	unsigned int hist_bands;
+	unsigned int tag_capacity;
+	unsigned int stfifo_capacity;
+	/* not in the reference JSON "config" */
+	unsigned int entries;
+	unsigned int counters_per_ep;
+	unsigned int pcie_channels;
+	unsigned int pcie_buses;
+	unsigned int dma_channels;
+	unsigned int dma_buses;
+	unsigned int brake_channels;
+	unsigned int hist_pcie;
+	unsigned int hist_dma;
+	unsigned int regions[4];	/* real regions, by enum hwtel_bus_kind */
+	unsigned int region_bytes[4];
+};
+
+struct hwtel_pcie_bus {
+	char name[32];			/* "PTC -> PCIe (RQ)", "DMA0 -> PTC (UP)" */
+	enum hwtel_bus_kind kind;
+	unsigned int port;		/* DMA port of UP/DOWN */
+	unsigned int bus;		/* bus index within the endpoint */
+	uint64_t words;			/* cycles a word moved */
+	uint64_t backpressure;		/* MFB stall cycles */
+	uint64_t transactions;		/* frames (SOF) */
+	uint64_t mvb;			/* MVB items */
+	uint64_t mvb_backpressure;	/* MVB stall cycles */
+	uint64_t items;			/* MFB items */
+	unsigned int nregions;
+	uint64_t regions[HWTEL_MAX_REGIONS];
+	unsigned int region_bytes;
+	bool pcie_clk, has_mvb, dma_up;
+};
+
+struct hwtel_pcie_ep {
+	unsigned int index;
+	/* state from the control plane (gauges are not differenced) */
+	bool link_up;
+	unsigned int mps, mrrs;
+	bool ext_tag, tag_10b;
+	unsigned int rcb;
+	unsigned int tags_free, tags_free_min;
+	unsigned int stfifo_free, stfifo_free_min;
+	/* counters */
+	uint64_t pcie_cycles, dma_cycles;
+	unsigned int nbrakes;
+	uint64_t brakes[HWTEL_MAX_BRAKES];
+	unsigned int nhists, nbands;
+	uint64_t hists[HWTEL_MAX_HISTS][HWTEL_MAX_BANDS];
+	unsigned int nbuses;
+	struct hwtel_pcie_bus buses[HWTEL_MAX_BUSES];
+};
+
+struct hwtel_pcie_status {
+	bool busy;
+	bool lost_deltas;
+	bool readout_overrun;
+};
+
+struct hwtel_pcie_data {
+	char pmu[HWTEL_NAME_MAX];
+	struct hwtel_pcie_config config;
+	struct hwtel_pcie_status status;
+	bool state_valid;		/* endpoint state came from the control plane */
+	bool truncated;			/* layout larger than the HWTEL_MAX_* sizes */
+	uint64_t timestamp_ns;		/* CLOCK_MONOTONIC of the reading */
+	unsigned int nendpoints;
+	struct hwtel_pcie_ep endpoints[HWTEL_MAX_EP];
+};
+
+struct hwtel_pcie;
+
+/*
+ * Open a PCIe telemetry instance. @device selects it (NULL or "" = the
+ * @index-th instance, sorted by MMIO base):
+ *   - a PMU name                 "ndk_pcie_tlm_3fff00000000"
+ *   - its sysfs directory        "/sys/bus/event_source/devices/ndk_pcie_tlm_..."
+ *   - its MMIO base              "0x3fff00000000"
+ *   - an instance number         "1"
+ *   - an NFB device path         "/dev/nfb1", "/dev/nfb/1" (instance 1; the
+ *                                 reference tool's -d argument)
+ * @flags: HWTEL_OPEN_* bits. Errors: -ENOENT no such PMU (module not
+ * loaded), -EACCES/-EPERM perf permissions, -EINVAL layout mismatch.
+ */
+#define HWTEL_OPEN_NO_PERF	(1u << 0)	/* control plane only (totals, clear) */
+#define HWTEL_OPEN_NO_NETLINK	(1u << 1)	/* perf only, state not read */
+int hwtel_pcie_open(const char *device, unsigned int index, unsigned int flags,
+		    struct hwtel_pcie **out);
+void hwtel_pcie_close(struct hwtel_pcie *h);
+const char *hwtel_pcie_name(const struct hwtel_pcie *h);
+const struct hwtel_pcie_config *hwtel_pcie_config(const struct hwtel_pcie *h);
+
+/* Counters from one perf group read per endpoint (since the events were
+ * opened), plus state and flags from the control plane.
+ */
+int hwtel_pcie_read(struct hwtel_pcie *h, struct hwtel_pcie_data *out);
+/* Every counter since the last clear, from the control plane (one SNAPSHOT). */
+int hwtel_pcie_read_totals(struct hwtel_pcie *h, struct hwtel_pcie_data *out);
+/* out = new - old, counter by counter (modulo 2^64); gauges, state and flags
+ * come from @new. @out may alias @new.
+ */
+void hwtel_pcie_diff(const struct hwtel_pcie_data *new_,
+		     const struct hwtel_pcie_data *old,
+		     struct hwtel_pcie_data *out);
+
+#define HWTEL_CLEAR_COUNTERS	(1u << 0)
+#define HWTEL_CLEAR_FLAGS	(1u << 1)
+#define HWTEL_CLEAR_MARKS	(1u << 2)
+#define HWTEL_CLEAR_ALL		7u
+int hwtel_pcie_clear(struct hwtel_pcie *h, unsigned int what);
+int hwtel_pcie_status(struct hwtel_pcie *h, struct hwtel_pcie_status *st);
+/* Non-zero once the PMU has gone (module unloaded, device removed). */
+bool hwtel_pcie_vanished(struct hwtel_pcie *h);
+
+/* Fill an empty reading with the layout of @cfg (buses, names, sizes). */
+void hwtel_pcie_data_init(struct hwtel_pcie_data *d, const char *pmu,
+			  const struct hwtel_pcie_config *cfg);
+
+/*
+ * Formatters. @seconds > 0: the reading is a difference over that many
+ * seconds; @seconds <= 0: totals since the last clear (no rates).
+ * Text is the reference tool's report, byte for byte.
+ */
+int hwtel_pcie_format_text(FILE *f, const struct hwtel_pcie_data *d,
+			   double seconds);
+/* {"seconds": s|null, "data": <reference shape>, "derived": {...},
+ *  "hwtel": {...}}
+ */
+int hwtel_pcie_format_json(FILE *f, const struct hwtel_pcie_data *d,
+			   double seconds);
+/* perf stat -x style: value SEP unit SEP name SEP run-ns SEP run-% */
+int hwtel_pcie_format_csv(FILE *f, const struct hwtel_pcie_data *d,
+			  double seconds, const char *sep);
+/* node_exporter textfile format. @cum holds monotonic totals (counters),
+ * @d the last interval (rate gauges; may be NULL).
+ */
+int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
+			   const struct hwtel_pcie_data *d, double seconds);
+
+/* Derived metrics of one bus; NaN where undefined (no cycles, no frames,
+ * no interval).
+ */
+struct hwtel_pcie_bus_metrics {
+	double used_pct, words_pct, mfb_stall_pct, mvb_stall_pct;
+	double region_pct[HWTEL_MAX_REGIONS];
+	double gbps, mpps, rd_pct, avg_bytes;
+	uint64_t requests, bytes;
+};
+void hwtel_pcie_bus_metrics(const struct hwtel_pcie_data *d,
+			    const struct hwtel_pcie_ep *ep,
+			    const struct hwtel_pcie_bus *bus, double seconds,
+			    struct hwtel_pcie_bus_metrics *m);
+/* Name and stream ("UP"/"DOWN") of stop reason @k ("reason <k>" if unknown). */
+const char *hwtel_pcie_brake_name(unsigned int k, const char **stream,
+				  char *buf, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* Marvell DSS DDR PMU (mrvl_ddr_pmu_<base>)                           */
+/* ------------------------------------------------------------------ */
+
+#define HWTEL_DDR_PMU_PREFIX	"mrvl_ddr_pmu_"
+#define HWTEL_DDR_MODULE	"marvell_cn10k_ddr_pmu"
+#define HWTEL_DDR_GENERIC	8	/* generic counters of a DSS */
+#define HWTEL_DDR_MAX_EVENTS	48
+#define HWTEL_DDR_BURST_BYTES	64
+
+struct hwtel_ddr_event {
+	char name[48];			/* sysfs event name */
+	unsigned int group;		/* counter group it was read in */
+	uint64_t value;			/* raw count (not scaled) */
+	uint64_t enabled, running;	/* ns, of its group */
+};
+
+struct hwtel_ddr_data {
+	char pmu[HWTEL_NAME_MAX];
+	char identifier[64];		/* sysfs identifier (variant) */
+	uint64_t reads, writes;		/* fixed counters: 64-byte bursts */
+	uint64_t fixed_enabled, fixed_running;
+	unsigned int ngroups;
+	unsigned int nevents;
+	struct hwtel_ddr_event events[HWTEL_DDR_MAX_EVENTS];
+	uint64_t timestamp_ns;
+};
+
+struct hwtel_ddr;
+
+/* @device: PMU name, sysfs directory, MMIO base, instance number or NULL
+ * (the @index-th). @events: comma separated generic event names to count
+ * (NULL: every event of the report the variant has). At most 8 generic
+ * events are counted exactly; more are spread over groups that perf
+ * multiplexes, and their values are scaled estimates (marked as such).
+ */
+int hwtel_ddr_open(const char *device, unsigned int index, const char *events,
+		   struct hwtel_ddr **out);
+void hwtel_ddr_close(struct hwtel_ddr *h);
+const char *hwtel_ddr_name(const struct hwtel_ddr *h);
+int hwtel_ddr_read(struct hwtel_ddr *h, struct hwtel_ddr_data *out);
+void hwtel_ddr_diff(const struct hwtel_ddr_data *new_,
+		    const struct hwtel_ddr_data *old,
+		    struct hwtel_ddr_data *out);
+bool hwtel_ddr_vanished(struct hwtel_ddr *h);
+
+/* Value of event @name: scaled by enabled/running when it was multiplexed.
+ * Returns false if the event was not counted. *exact tells whether the
+ * value is an exact count.
+ */
+bool hwtel_ddr_value(const struct hwtel_ddr_data *d, const char *name,
+		     double *value, bool *exact);
+
+int hwtel_ddr_format_text(FILE *f, const struct hwtel_ddr_data *d,
+			  double seconds);
+/* JSON and Prometheus take all @n PMUs of one report. */
+int hwtel_ddr_format_json(FILE *f, const struct hwtel_ddr_data *d,
+			  unsigned int n, double seconds);
+int hwtel_ddr_format_csv(FILE *f, const struct hwtel_ddr_data *d,
+			 double seconds, const char *sep);
+int hwtel_ddr_format_prom(FILE *f, const struct hwtel_ddr_data *cum,
+			  const struct hwtel_ddr_data *d, unsigned int n,
+			  double seconds);
+
+/* One-line description of a DDR event name (NULL if unknown). */
+const char *hwtel_ddr_event_desc(const char *name);
+/* One-line description of a PCIe event kind name (NULL if unknown). */
+const char *hwtel_pcie_event_desc(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Misc                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Write @text to @path atomically (temp file in the same directory, fsync,
+ * rename). Used for --prometheus.
+ */
+int hwtel_write_atomic(const char *path, const char *text, size_t len);
+/* CLOCK_MONOTONIC in ns. */
+uint64_t hwtel_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _LIBHWTEL_HWTEL_H */

@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtel command line, a thin layer over libhwtel:
+ *
+ *   hwtel pcie [-d DEV] [-i N] [-t SEC] [-w] [-c] [-j] [-x SEP] [--prometheus FILE]
+ *   hwtel ddr  [-d DEV] [-i N] [-t SEC] [-w] [-j] [-x SEP] [-e EVENTS] [--prometheus FILE]
+ *   hwtel list
+ *   nfb-pcie-telemetry [the reference tool's options]
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libhwtel/hwtel.h>
+
+#include "cli.h"
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+static const char *prog_name(const char *argv0)
+{
+	const char *s = argv0 ? strrchr(argv0, '/') : NULL;
+
+	return s ? s + 1 : argv0 ? argv0 : "hwtel";
+}
+
+static void usage_compat(FILE *f)
+{
+	fputs("usage: nfb-pcie-telemetry [-h] [-d DEVICE] [-i INDEX] [-t INTERVAL] [-w] [-c] [-j]\n"
+	      "                          [-x SEP] [--prometheus FILE]\n"
+	      "\n"
+	      "Reads and shows the PCIe infrastructure telemetry of the NDK firmware\n"
+	      "through the ndk_pcie_tlm perf PMU (hwtel).\n"
+	      "\n"
+	      "options:\n"
+	      "  -h, --help            show this help message and exit\n"
+	      "  -d, --device DEVICE   PMU name, sysfs path, MMIO base (0x...), instance\n"
+	      "                        number or /dev/nfbN (default: the first instance)\n"
+	      "  -i, --index INDEX     instance number when -d is not given (default: 0)\n"
+	      "  -t, --interval INTERVAL\n"
+	      "                        length of the measured interval in seconds, 0 shows\n"
+	      "                        the totals since the last clear (default: 1)\n"
+	      "  -w, --watch           keep measuring and printing until interrupted\n"
+	      "  -c, --clear           zero all counters and exit\n"
+	      "  -j, --json            print the raw values as JSON instead of a table\n"
+	      "  -x, --field-separator SEP\n"
+	      "                        print CSV like perf stat -x SEP\n"
+	      "      --prometheus FILE write the node_exporter textfile FILE atomically\n", f);
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: hwtel <command> [options] [-- COMMAND [ARGS...]]\n"
+	      "\n"
+	      "commands:\n"
+	      "  pcie    PCIe telemetry report (NDK PCIE_TELEMETRY_MI, PMU ndk_pcie_tlm_*)\n"
+	      "  ddr     DDR controller report (Marvell DSS, PMU mrvl_ddr_pmu_*)\n"
+	      "  list    supported PMUs found and their events\n"
+	      "\n"
+	      "options (pcie, ddr):\n"
+	      "  -d, --device DEV       PMU name, sysfs path, MMIO base (0x...), instance\n"
+	      "                         number, or /dev/nfbN (pcie); default: all (ddr) or\n"
+	      "                         the first (pcie)\n"
+	      "  -i, --index N          instance number when -d is not given (default 0)\n"
+	      "  -t, --interval SEC     measured interval (default 1); pcie: 0 = totals\n"
+	      "                         since the last clear, from the control plane\n"
+	      "  -w, --watch            repeat until SIGINT/SIGTERM\n"
+	      "  -n, --count N          with -w: stop after N intervals\n"
+	      "  -c, --clear            pcie: zero counters, flags and marks, then exit\n"
+	      "  -j, --json             JSON: {\"seconds\": ..., \"data\": ..., \"derived\": ...}\n"
+	      "  -x, --field-separator SEP   CSV like perf stat -x SEP\n"
+	      "      --prometheus FILE  also write the node_exporter textfile FILE (atomic)\n"
+	      "  -q, --quiet            no report on stdout (with --prometheus)\n"
+	      "  -e, --events LIST      ddr: generic events to count (comma separated)\n"
+	      "  -- COMMAND             measure while COMMAND runs instead of -t SEC\n"
+	      "  -h, --help             this help;  -V, --version  version\n"
+	      "\n"
+	      "See hwtel(1).\n", f);
+}
+
+static int usage_error(const struct hwtel_opts *o, FILE *err, const char *fmt, const char *arg)
+{
+	fprintf(err, "%s: error: ", o->compat ? "nfb-pcie-telemetry" : "hwtel");
+	fprintf(err, fmt, arg);
+	fputc('\n', err);
+	if (o->compat)
+		usage_compat(err);
+	else
+		usage(err);
+	return HWTEL_EXIT_USAGE;
+}
+
+int hwtel_parse_args(int argc, char **argv, struct hwtel_opts *o, FILE *out, FILE *err)
+{
+	enum { OPT_PROM = 256 };
+	static const struct option lopts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "index", required_argument, NULL, 'i' },
+		{ "interval", required_argument, NULL, 't' },
+		{ "watch", no_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "clear", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "field-separator", required_argument, NULL, 'x' },
+		{ "prometheus", required_argument, NULL, OPT_PROM },
+		{ "events", required_argument, NULL, 'e' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, first = 1;
+	char *end;
+
+	memset(o, 0, sizeof(*o));
+	o->interval = 1.0;
+	o->compat = !strcmp(prog_name(argv[0]), "nfb-pcie-telemetry");
+	if (o->compat) {
+		o->cmd = CMD_PCIE;
+	} else {
+		if (argc < 2) {
+			usage(err);
+			return HWTEL_EXIT_USAGE;
+		}
+		if (!strcmp(argv[1], "pcie")) {
+			o->cmd = CMD_PCIE;
+		} else if (!strcmp(argv[1], "ddr")) {
+			o->cmd = CMD_DDR;
+		} else if (!strcmp(argv[1], "list")) {
+			o->cmd = CMD_LIST;
+		} else if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+			   !strcmp(argv[1], "help")) {
+			usage(out);
+			return HWTEL_EXIT_OK;
+		} else if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+			fprintf(out, "hwtel %s\n", HWTEL_VERSION);
+			return HWTEL_EXIT_OK;
+		} else {
+			return usage_error(o, err, "unknown command '%s'", argv[1]);
+		}
+		first = 2;
+	}
+	optind = 0;	/* full reinitialisation (glibc), the parser may run twice */
+	opterr = 0;
+	argc -= first - 1;
+	argv += first - 1;
+	while ((c = getopt_long(argc, argv, "+:d:i:t:wn:cjx:e:qhV", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o->device = optarg;
+			break;
+		case 'i': {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 0);
+			if (errno || *end || !*optarg || optarg[0] == '-' || v > 4096)
+				return usage_error(o, err, "argument -i/--index: invalid value '%s'", optarg);
+			o->index = (unsigned int)v;
+			break;
+		}
+		case 't':
+			errno = 0;
+			o->interval = strtod(optarg, &end);
+			if (errno || *end || !*optarg || !isfinite(o->interval) || o->interval < 0 ||
+			    o->interval > 86400 * 365)
+				return usage_error(o, err, "argument -t/--interval: invalid value '%s'",
+						   optarg);
+			o->interval_set = true;
+			break;
+		case 'w':
+			o->watch = true;
+			break;
+		case 'n':
+			errno = 0;
+			o->count = strtol(optarg, &end, 10);
+			if (errno || *end || !*optarg || o->count < 1)
+				return usage_error(o, err, "argument -n/--count: invalid value '%s'", optarg);
+			break;
+		case 'c':
+			o->clear = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'x':
+			if (!*optarg)
+				return usage_error(o, err, "argument -x: empty separator%s", "");
+			o->csv_sep = optarg;
+			break;
+		case OPT_PROM:
+			if (!*optarg)
+				return usage_error(o, err, "argument --prometheus: empty file name%s", "");
+			o->prom_file = optarg;
+			break;
+		case 'e':
+			o->events = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			if (o->compat)
+				usage_compat(out);
+			else
+				usage(out);
+			return HWTEL_EXIT_OK;
+		case 'V':
+			fprintf(out, "hwtel %s\n", HWTEL_VERSION);
+			return HWTEL_EXIT_OK;
+		case ':':
+			return usage_error(o, err, "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return usage_error(o, err, "unrecognized option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (o->compat || o->cmd == CMD_LIST)
+			return usage_error(o, err, "unrecognized arguments: %s", argv[optind]);
+		o->command = &argv[optind];
+	}
+	if (o->cmd == CMD_LIST && (o->device || o->watch || o->clear || o->csv_sep ||
+				   o->prom_file || o->interval_set || o->events))
+		return usage_error(o, err, "'list' takes no options%s", "");
+	if (o->json && o->csv_sep)
+		return usage_error(o, err, "-j and -x exclude each other%s", "");
+	if (o->cmd == CMD_DDR && o->clear)
+		return usage_error(o, err, "-c/--clear: the DDR PMU has no clear (counts are per perf session)%s", "");
+	if (o->cmd == CMD_DDR && o->interval_set && o->interval == 0)
+		return usage_error(o, err, "-t 0: the DDR PMU has no totals since a clear; give an interval%s", "");
+	if (o->cmd == CMD_PCIE && o->events)
+		return usage_error(o, err, "-e/--events is for 'ddr'%s", "");
+	if (o->command && (o->watch || o->interval_set || o->clear))
+		return usage_error(o, err, "a COMMAND replaces -t/-w/-c%s", "");
+	if (o->count && !o->watch)
+		return usage_error(o, err, "-n/--count needs -w%s", "");
+	if (o->quiet && !o->prom_file)
+		return usage_error(o, err, "-q needs --prometheus%s", "");
+	return -1;
+}
+
+int hwtel_exit_status(int err)
+{
+	switch (-err) {
+	case 0:
+		return HWTEL_EXIT_OK;
+	case ENOENT:
+		return HWTEL_EXIT_NOPMU;
+	case EACCES:
+	case EPERM:
+		return HWTEL_EXIT_PERM;
+	case ENODEV:
+		return HWTEL_EXIT_VANISHED;
+	default:
+		return HWTEL_EXIT_FAIL;
+	}
+}
+
+static int fail(int err)
+{
+	const char *msg = hwtel_last_error();
+
+	fprintf(stderr, "hwtel: error: %s\n", msg && *msg ? msg : strerror(-err));
+	return hwtel_exit_status(err);
+}
+
+/* Sleep until CLOCK_MONOTONIC @deadline_ns; false if a signal asked to stop. */
+static bool sleep_until(uint64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
+		.tv_nsec = (long)(deadline_ns % 1000000000ull),
+	};
+
+	while (!stop_sig) {
+		int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+
+		if (r == 0)
+			return !stop_sig;
+		if (r != EINTR)
+			return false;
+	}
+	return false;
+}
+
+/* Run the measured command; returns its exit status or an HWTEL_EXIT_*. */
+static int run_command(char **argv, int *child_status)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0) {
+		fprintf(stderr, "hwtel: error: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "hwtel: error: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "hwtel: error: waitpid: %s\n", strerror(errno));
+			return -1;
+		}
+	}
+	*child_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+static int write_prom(const char *path, int (*fn)(FILE *, const void *, const void *, double, unsigned int),
+		      const void *cum, const void *d, double s, unsigned int n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	ret = fn(f, cum, d, s, n);
+	fclose(f);
+	if (!ret)
+		ret = hwtel_write_atomic(path, buf, len);
+	free(buf);
+	return ret;
+}
+
+static int prom_pcie(FILE *f, const void *cum, const void *d, double s, unsigned int n)
+{
+	(void)n;
+	return hwtel_pcie_format_prom(f, cum, d, s);
+}
+
+static int prom_ddr(FILE *f, const void *cum, const void *d, double s, unsigned int n)
+{
+	return hwtel_ddr_format_prom(f, cum, d, n, s);
+}
+
+/* ------------------------------------------------------------------ */
+
+static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data *d,
+		       const struct hwtel_pcie_data *cum, double seconds, bool more)
+{
+	int ret = 0;
+
+	if (!o->quiet) {
+		if (o->json)
+			ret = hwtel_pcie_format_json(stdout, d, seconds);
+		else if (o->csv_sep)
+			ret = hwtel_pcie_format_csv(stdout, d, seconds, o->csv_sep);
+		else
+			ret = hwtel_pcie_format_text(stdout, d, seconds);
+		if (more && !o->csv_sep)
+			fputc('\n', stdout);
+		fflush(stdout);
+	}
+	if (!ret && o->prom_file)
+		ret = write_prom(o->prom_file, prom_pcie, cum, d, seconds, 1);
+	return ret;
+}
+
+static int cmd_pcie(const struct hwtel_opts *o)
+{
+	struct hwtel_pcie_data *a = NULL, *b = NULL, *diff = NULL, *first = NULL, *cum = NULL;
+	struct hwtel_pcie *h = NULL;
+	bool totals = !o->command && o->interval == 0;
+	unsigned int flags = 0;
+	long n = 0;
+	int ret, status = HWTEL_EXIT_OK;
+
+	if (o->clear || totals)
+		flags |= HWTEL_OPEN_NO_PERF;
+	ret = hwtel_pcie_open(o->device, o->index, flags, &h);
+	if (ret)
+		return fail(ret);
+	if (o->clear) {
+		ret = hwtel_pcie_clear(h, HWTEL_CLEAR_ALL);
+		if (!ret)
+			printf("Counters cleared.\n");
+		goto out;
+	}
+	a = malloc(sizeof(*a));
+	b = malloc(sizeof(*b));
+	diff = malloc(sizeof(*diff));
+	first = malloc(sizeof(*first));
+	cum = malloc(sizeof(*cum));
+	if (!a || !b || !diff || !first || !cum) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (totals) {
+		for (;;) {
+			ret = hwtel_pcie_read_totals(h, a);
+			if (ret)
+				goto out;
+			n++;
+			ret = pcie_output(o, a, a, 0, o->watch);
+			if (ret || !o->watch || (o->count && n >= o->count))
+				goto out;
+			if (!sleep_until(hwtel_now_ns() + 1000000000ull))
+				goto out;
+		}
+	}
+
+	/* clear flags and lowest marks: they then describe the interval */
+	ret = hwtel_pcie_clear(h, HWTEL_CLEAR_FLAGS | HWTEL_CLEAR_MARKS);
+	if (ret == -EACCES) {
+		fprintf(stderr, "hwtel: warning: %s; the flags and lowest marks then cover more than the interval\n",
+			hwtel_last_error());
+	} else if (ret) {
+		goto out;
+	}
+	ret = hwtel_pcie_read(h, a);
+	if (ret)
+		goto out;
+	*first = *a;
+	for (;;) {
+		double seconds;
+
+		if (o->command) {
+			int cst = 0;
+
+			if (run_command(o->command, &cst) < 0) {
+				status = HWTEL_EXIT_CHILD;
+				goto out;
+			}
+			if (cst == 127) {
+				status = HWTEL_EXIT_CHILD;
+				goto out;
+			}
+			status = cst;
+		} else if (!sleep_until(a->timestamp_ns + (uint64_t)(o->interval * 1e9))) {
+			break;
+		}
+		ret = hwtel_pcie_read(h, b);
+		if (ret)
+			goto out;
+		if (o->watch) {
+			ret = hwtel_pcie_clear(h, HWTEL_CLEAR_FLAGS | HWTEL_CLEAR_MARKS);
+			if (ret && ret != -EACCES)
+				goto out;
+			ret = 0;
+		}
+		seconds = (double)(b->timestamp_ns - a->timestamp_ns) / 1e9;
+		hwtel_pcie_diff(b, a, diff);
+		hwtel_pcie_diff(b, first, cum);
+		n++;
+		ret = pcie_output(o, diff, cum, seconds, o->watch && !(o->count && n >= o->count));
+		if (ret || !o->watch || o->command || (o->count && n >= o->count))
+			break;
+		*a = *b;
+	}
+out:
+	if (ret == -ENODEV || (ret && h && hwtel_pcie_vanished(h))) {
+		fprintf(stderr, "hwtel: error: the PCIe telemetry device %s vanished: %s\n",
+			h ? hwtel_pcie_name(h) : "?", hwtel_last_error());
+		status = HWTEL_EXIT_VANISHED;
+	} else if (ret) {
+		status = fail(ret);
+	}
+	hwtel_pcie_close(h);
+	free(a);
+	free(b);
+	free(diff);
+	free(first);
+	free(cum);
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+
+#define DDR_MAX 16
+
+static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
+		      struct hwtel_ddr_data *cum, unsigned int n, double seconds, bool more)
+{
+	unsigned int k;
+	int ret = 0;
+
+	if (!o->quiet) {
+		if (o->json) {
+			ret = hwtel_ddr_format_json(stdout, d, n, seconds);
+		} else {
+			for (k = 0; k < n && !ret; k++) {
+				if (o->csv_sep) {
+					ret = hwtel_ddr_format_csv(stdout, &d[k], seconds, o->csv_sep);
+				} else {
+					if (k)
+						fputc('\n', stdout);
+					ret = hwtel_ddr_format_text(stdout, &d[k], seconds);
+				}
+			}
+		}
+		if (more && !o->csv_sep)
+			fputc('\n', stdout);
+		fflush(stdout);
+	}
+	if (!ret && o->prom_file)
+		ret = write_prom(o->prom_file, prom_ddr, cum, d, seconds, n);
+	return ret;
+}
+
+static int cmd_ddr(const struct hwtel_opts *o)
+{
+	struct hwtel_ddr *h[DDR_MAX] = { NULL };
+	struct hwtel_ddr_data *a = NULL, *b = NULL, *diff = NULL, *first = NULL, *cum = NULL;
+	char (*names)[HWTEL_NAME_MAX] = NULL;
+	unsigned int n = 0, k;
+	long iter = 0;
+	int ret = 0, status = HWTEL_EXIT_OK;
+	uint64_t t0;
+
+	if (o->device && *o->device) {
+		ret = hwtel_ddr_open(o->device, o->index, o->events, &h[0]);
+		if (ret)
+			return fail(ret);
+		n = 1;
+	} else if (o->index) {
+		ret = hwtel_ddr_open(NULL, o->index, o->events, &h[0]);
+		if (ret)
+			return fail(ret);
+		n = 1;
+	} else {
+		int cnt = hwtel_pmu_list(HWTEL_DDR_PMU_PREFIX, &names);
+
+		if (cnt < 0) {
+			free(names);
+			return fail(cnt);
+		}
+		if (cnt == 0) {
+			free(names);
+			fprintf(stderr, "hwtel: error: no %s* PMU found: load the driver with 'modprobe %s'\n",
+				HWTEL_DDR_PMU_PREFIX, HWTEL_DDR_MODULE);
+			return HWTEL_EXIT_NOPMU;
+		}
+		for (k = 0; k < (unsigned int)cnt && k < DDR_MAX; k++) {
+			ret = hwtel_ddr_open(names[k], 0, o->events, &h[k]);
+			if (ret)
+				goto out;
+			n++;
+		}
+	}
+	a = calloc(n, sizeof(*a));
+	b = calloc(n, sizeof(*b));
+	diff = calloc(n, sizeof(*diff));
+	first = calloc(n, sizeof(*first));
+	cum = calloc(n, sizeof(*cum));
+	if (!a || !b || !diff || !first || !cum) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < n; k++) {
+		ret = hwtel_ddr_read(h[k], &a[k]);
+		if (ret)
+			goto out;
+		first[k] = a[k];
+	}
+	t0 = a[0].timestamp_ns;
+	for (;;) {
+		double seconds;
+
+		if (o->command) {
+			int cst = 0;
+
+			if (run_command(o->command, &cst) < 0 || cst == 127) {
+				status = HWTEL_EXIT_CHILD;
+				goto out;
+			}
+			status = cst;
+		} else if (!sleep_until(t0 + (uint64_t)(o->interval * 1e9))) {
+			break;
+		}
+		for (k = 0; k < n; k++) {
+			ret = hwtel_ddr_read(h[k], &b[k]);
+			if (ret)
+				goto out;
+			hwtel_ddr_diff(&b[k], &a[k], &diff[k]);
+			hwtel_ddr_diff(&b[k], &first[k], &cum[k]);
+		}
+		/* the fixed group's enabled time is the interval as perf saw it */
+		seconds = diff[0].fixed_enabled ? (double)diff[0].fixed_enabled / 1e9 :
+			  (double)(b[0].timestamp_ns - a[0].timestamp_ns) / 1e9;
+		iter++;
+		ret = ddr_output(o, diff, cum, n, seconds, o->watch && !(o->count && iter >= o->count));
+		if (ret || !o->watch || o->command || (o->count && iter >= o->count))
+			break;
+		memcpy(a, b, n * sizeof(*a));
+		t0 += (uint64_t)(o->interval * 1e9);
+	}
+out:
+	if (ret) {
+		bool gone = ret == -ENODEV;
+
+		for (k = 0; k < n; k++)
+			if (h[k] && hwtel_ddr_vanished(h[k]))
+				gone = true;
+		if (gone) {
+			fprintf(stderr, "hwtel: error: a DDR PMU vanished: %s\n", hwtel_last_error());
+			status = HWTEL_EXIT_VANISHED;
+		} else {
+			status = fail(ret);
+		}
+	}
+	for (k = 0; k < n; k++)
+		hwtel_ddr_close(h[k]);
+	free(names);
+	free(a);
+	free(b);
+	free(diff);
+	free(first);
+	free(cum);
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int list_prefix(const char *prefix, const char *what)
+{
+	char (*names)[HWTEL_NAME_MAX] = NULL;
+	int n, i;
+
+	n = hwtel_pmu_list(prefix, &names);
+	for (i = 0; i < n; i++) {
+		struct hwtel_pmu pmu;
+		char id[80] = "", evdir[PATH_MAX];
+		struct dirent **ev = NULL;
+		int ne, k;
+
+		if (hwtel_pmu_load(names[i], &pmu)) {
+			printf("%s  (unreadable: %s)\n", names[i], hwtel_last_error());
+			continue;
+		}
+		hwtel_pmu_read_attr(&pmu, "identifier", id, sizeof(id));
+		printf("%s  %s%s%s, cpu %d\n", pmu.name, what, id[0] ? ", " : "", id, pmu.cpu);
+		snprintf(evdir, sizeof(evdir), "%s/events", pmu.path);
+		ne = scandir(evdir, &ev, NULL, alphasort);
+		for (k = 0; k < ne; k++) {
+			char path[PATH_MAX + 300], def[128] = "";
+			const char *desc;
+
+			if (ev[k]->d_name[0] == '.' || strchr(ev[k]->d_name, '.')) {
+				free(ev[k]);
+				continue;
+			}
+			snprintf(path, sizeof(path), "%s/%s", evdir, ev[k]->d_name);
+			{
+				FILE *f = fopen(path, "r");
+
+				if (f) {
+					if (fgets(def, sizeof(def), f))
+						def[strcspn(def, "\n")] = '\0';
+					fclose(f);
+				}
+			}
+			desc = !strcmp(prefix, HWTEL_DDR_PMU_PREFIX) ?
+			       hwtel_ddr_event_desc(ev[k]->d_name) :
+			       hwtel_pcie_event_desc(ev[k]->d_name);
+			printf("  %-30s %-26s %s\n", ev[k]->d_name, def, desc ? desc : "");
+			free(ev[k]);
+		}
+		free(ev);
+	}
+	free(names);
+	return n < 0 ? 0 : n;
+}
+
+static int cmd_list(void)
+{
+	int n = 0;
+
+	n += list_prefix(HWTEL_PCIE_PMU_PREFIX, "PCIe telemetry (NDK PCIE_TELEMETRY_MI)");
+	n += list_prefix(HWTEL_DDR_PMU_PREFIX, "DDR controller (Marvell DSS)");
+	if (!n) {
+		fprintf(stderr, "hwtel: error: no supported PMU found in %s/bus/event_source/devices: load 'modprobe %s' (PCIe telemetry) or 'modprobe %s' (DDR)\n",
+			hwtel_sysfs_root(), HWTEL_PCIE_MODULE, HWTEL_DDR_MODULE);
+		return HWTEL_EXIT_NOPMU;
+	}
+	return HWTEL_EXIT_OK;
+}
+
+int hwtel_main(int argc, char **argv)
+{
+	struct hwtel_opts o;
+	struct sigaction sa;
+	int ret;
+
+	ret = hwtel_parse_args(argc, argv, &o, stdout, stderr);
+	if (ret >= 0)
+		return ret;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (o.command) {
+		/* like perf stat: the command gets the signals, we wait for it */
+		signal(SIGINT, SIG_IGN);
+	}
+	switch (o.cmd) {
+	case CMD_PCIE:
+		return cmd_pcie(&o);
+	case CMD_DDR:
+		return cmd_ddr(&o);
+	case CMD_LIST:
+		return cmd_list();
+	default:
+		usage(stderr);
+		return HWTEL_EXIT_USAGE;
+	}
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* hwtel command line: option parsing and commands (cli.c). */
+#ifndef _HWTEL_CLI_H
+#define _HWTEL_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Exit statuses (Documentation/man/hwtel.1.rst, EXIT STATUS) */
+enum hwtel_exit {
+	HWTEL_EXIT_OK = 0,
+	HWTEL_EXIT_FAIL = 1,	/* any other failure */
+	HWTEL_EXIT_USAGE = 2,	/* bad options; usage on stderr */
+	HWTEL_EXIT_NOPMU = 3,	/* no such PMU / driver not loaded */
+	HWTEL_EXIT_PERM = 4,	/* EACCES/EPERM: perf_event_paranoid, CAP_PERFMON */
+	HWTEL_EXIT_VANISHED = 5,	/* the device went away (during watch) */
+	HWTEL_EXIT_CHILD = 6,	/* the measured command could not run */
+};
+
+enum hwtel_cmd { CMD_NONE, CMD_PCIE, CMD_DDR, CMD_LIST, CMD_HELP, CMD_VERSION };
+
+struct hwtel_opts {
+	enum hwtel_cmd cmd;
+	bool compat;		/* invoked as nfb-pcie-telemetry */
+	const char *device;
+	unsigned int index;
+	double interval;	/* seconds; 0 = totals since clear */
+	bool interval_set;
+	bool watch;
+	bool clear;
+	bool json;
+	const char *csv_sep;	/* -x SEP */
+	const char *prom_file;	/* --prometheus FILE */
+	const char *events;	/* ddr -e LIST */
+	long count;		/* -n N intervals (0 = until stopped) */
+	bool quiet;		/* -q: no report on stdout (with --prometheus) */
+	char **command;		/* argv after the options: measure while it runs */
+};
+
+/*
+ * Parse argv. Returns -1 when the caller should go on, or an exit status
+ * (0 after --help/--version, HWTEL_EXIT_USAGE on a bad option, with the
+ * usage printed on @err).
+ */
+int hwtel_parse_args(int argc, char **argv, struct hwtel_opts *o, FILE *out, FILE *err);
+int hwtel_main(int argc, char **argv);
+/* Map a negative errno of libhwtel to an exit status. */
+int hwtel_exit_status(int err);
+
+#endif

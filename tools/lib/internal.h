@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/* libhwtel internals shared by the library's source files. */
+#ifndef _HWTEL_INTERNAL_H
+#define _HWTEL_INTERNAL_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <libhwtel/hwtel.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Set the thread's last error; returns @err (a negative errno) for chaining. */
+int hwtel_err(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void hwtel_clear_error(void);
+
+/* Read a whole small file into @buf (NUL terminated, trailing newline
+ * stripped). Returns length or negative errno.
+ */
+int hwtel_read_file(const char *path, char *buf, size_t size);
+int hwtel_read_uint(const char *path, unsigned long long *val);
+/* Parse decimal or 0x-hex unsigned; returns 0 or -EINVAL. */
+int hwtel_parse_u64(const char *s, uint64_t *val);
+
+/* Resolve a -d argument to a PMU name with @prefix; index used when
+ * @device is NULL or empty.
+ */
+int hwtel_resolve_device(const char *prefix, const char *module,
+			 const char *device, unsigned int index,
+			 char *name, size_t size);
+
+/* perf group of events on one PMU (libperf); see perfgrp.c */
+struct hwtel_group;
+struct hwtel_group *hwtel_group_new(const struct hwtel_pmu *pmu, bool pinned);
+/* Add event @spec; returns its slot number in the group or negative errno. */
+int hwtel_group_add(struct hwtel_group *g, const char *spec);
+int hwtel_group_open(struct hwtel_group *g);
+/* One read(2) of the leader: values in slot order and the group times. */
+int hwtel_group_read(struct hwtel_group *g, uint64_t *values,
+		     uint64_t *enabled, uint64_t *running);
+unsigned int hwtel_group_size(const struct hwtel_group *g);
+void hwtel_group_free(struct hwtel_group *g);
+
+/* Explain a perf_event_open failure (EACCES etc.) into the last error. */
+int hwtel_perf_open_error(int err, const char *pmu, const char *what);
+
+/* Control plane (nl.c) */
+struct hwtel_nl;
+int hwtel_nl_open(struct hwtel_nl **out);
+void hwtel_nl_close(struct hwtel_nl *nl);
+/* EP_GET: fills endpoint state and status flags of @d. */
+int hwtel_nl_ep_get(struct hwtel_nl *nl, const char *dev,
+		    struct hwtel_pcie_data *d);
+/* TOTALS_GET: @totals gets ENTRIES_USED values (size @n), *used the count. */
+int hwtel_nl_totals(struct hwtel_nl *nl, const char *dev, uint64_t *totals,
+		    unsigned int n, unsigned int *used, uint64_t *ts_ns,
+		    uint32_t *flags);
+int hwtel_nl_clear(struct hwtel_nl *nl, const char *dev, unsigned int what);
+
+/* pcie_data.c */
+const char *hwtel_pcie_bus_tag(enum hwtel_bus_kind k);
+const char *hwtel_pcie_brake_key(unsigned int k, char *buf, size_t size);
+
+/* Small JSON writer (json.c) */
+struct hwtel_json {
+	FILE *f;
+	int depth;
+	bool first[32];
+	bool key_pending;
+};
+void hj_init(struct hwtel_json *j, FILE *f);
+void hj_obj_begin(struct hwtel_json *j);
+void hj_obj_end(struct hwtel_json *j);
+void hj_arr_begin(struct hwtel_json *j);
+void hj_arr_end(struct hwtel_json *j);
+void hj_key(struct hwtel_json *j, const char *k);
+void hj_u64(struct hwtel_json *j, uint64_t v);
+void hj_uint(struct hwtel_json *j, unsigned int v);
+void hj_bool(struct hwtel_json *j, bool v);
+void hj_null(struct hwtel_json *j);
+void hj_str(struct hwtel_json *j, const char *s);
+/* finite -> number, NaN/inf -> null */
+void hj_double(struct hwtel_json *j, double v);
+
+#endif /* _HWTEL_INTERNAL_H */

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libhwtel: a minimal streaming JSON writer. The layout is that of Python's
+ * json.dumps(obj, indent=4), which the reference tool prints, so the two
+ * outputs can be compared line by line.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void hj_init(struct hwtel_json *j, FILE *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+	j->first[0] = true;
+}
+
+static void indent(struct hwtel_json *j)
+{
+	int i;
+
+	fputc('\n', j->f);
+	for (i = 0; i < j->depth; i++)
+		fputs("    ", j->f);
+}
+
+/* Before a value: separator and indentation unless it follows a key. */
+static void pre_value(struct hwtel_json *j)
+{
+	if (j->key_pending) {
+		j->key_pending = false;
+		return;
+	}
+	if (j->depth == 0)
+		return;
+	if (!j->first[j->depth])
+		fputc(',', j->f);
+	j->first[j->depth] = false;
+	indent(j);
+}
+
+static void open_(struct hwtel_json *j, char c)
+{
+	pre_value(j);
+	fputc(c, j->f);
+	if (j->depth < 31)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void close_(struct hwtel_json *j, char c)
+{
+	bool empty = j->first[j->depth];
+
+	j->depth--;
+	if (!empty)
+		indent(j);
+	fputc(c, j->f);
+}
+
+void hj_obj_begin(struct hwtel_json *j)
+{
+	open_(j, '{');
+}
+
+void hj_obj_end(struct hwtel_json *j)
+{
+	close_(j, '}');
+}
+
+void hj_arr_begin(struct hwtel_json *j)
+{
+	open_(j, '[');
+}
+
+void hj_arr_end(struct hwtel_json *j)
+{
+	close_(j, ']');
+}
+
+static void put_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void hj_key(struct hwtel_json *j, const char *k)
+{
+	pre_value(j);
+	put_string(j->f, k);
+	fputs(": ", j->f);
+	j->key_pending = true;
+}
+
+void hj_u64(struct hwtel_json *j, uint64_t v)
+{
+	pre_value(j);
+	fprintf(j->f, "%llu", (unsigned long long)v);
+}
+
+void hj_uint(struct hwtel_json *j, unsigned int v)
+{
+	pre_value(j);
+	fprintf(j->f, "%u", v);
+}
+
+void hj_bool(struct hwtel_json *j, bool v)
+{
+	pre_value(j);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void hj_null(struct hwtel_json *j)
+{
+	pre_value(j);
+	fputs("null", j->f);
+}
+
+void hj_str(struct hwtel_json *j, const char *s)
+{
+	pre_value(j);
+	put_string(j->f, s);
+}
+
+void hj_double(struct hwtel_json *j, double v)
+{
+	char buf[64];
+	int prec;
+
+	if (!isfinite(v)) {
+		hj_null(j);
+		return;
+	}
+	pre_value(j);
+	/*
+	 * Shortest text that reads back exactly, in Python's repr() style:
+	 * positional between 1e-4 and 1e16 ("400.0", "619.2456896551724"),
+	 * exponent form outside.
+	 */
+	if (v != 0 && (fabs(v) >= 1e16 || fabs(v) < 1e-4)) {
+		for (prec = 1; prec <= 17; prec++) {
+			snprintf(buf, sizeof(buf), "%.*e", prec - 1, v);
+			if (strtod(buf, NULL) == v)
+				break;
+		}
+	} else {
+		for (prec = 1; prec <= 20; prec++) {
+			snprintf(buf, sizeof(buf), "%.*f", prec, v);
+			if (strtod(buf, NULL) == v)
+				break;
+		}
+	}
+	fputs(buf, j->f);
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libhwtel: the ndk_pcie_tlm generic netlink control plane (libnl-genl-3):
+ * endpoint state and flags (EP_GET), totals since the last clear
+ * (TOTALS_GET) and clearing (CLEAR). UAPI: include/uapi/linux/ndk_pcie_tlm.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+
+#include <linux/ndk_pcie_tlm.h>
+
+#include "internal.h"
+
+struct hwtel_nl {
+	struct nl_sock *sock;
+	int family;
+};
+
+struct req_ctx {
+	int (*parse)(struct nlattr **tb, void *arg);
+	void *arg;
+	int err;	/* negative errno from the kernel or the parser */
+	bool done;
+	bool got;
+};
+
+static int nl_to_errno(int nlerr)
+{
+	switch (-nlerr) {
+	case NLE_PERM: return -EPERM;
+	case NLE_NOACCESS: return -EACCES;
+	case NLE_NOMEM: return -ENOMEM;
+	case NLE_INVAL: return -EINVAL;
+	case NLE_OBJ_NOTFOUND: return -ENOENT;
+	case NLE_NODEV: return -ENODEV;
+	case NLE_OPNOTSUPP: return -EOPNOTSUPP;
+	case NLE_BUSY: return -EBUSY;
+	case NLE_AGAIN: return -EAGAIN;
+	default: return -EIO;
+	}
+}
+
+int hwtel_nl_open(struct hwtel_nl **out)
+{
+	struct hwtel_nl *nl = calloc(1, sizeof(*nl));
+	int ret;
+
+	*out = NULL;
+	if (!nl)
+		return -ENOMEM;
+	nl->sock = nl_socket_alloc();
+	if (!nl->sock) {
+		free(nl);
+		return -ENOMEM;
+	}
+	ret = genl_connect(nl->sock);
+	if (ret < 0) {
+		nl_socket_free(nl->sock);
+		free(nl);
+		return hwtel_err(nl_to_errno(ret), "cannot open a generic netlink socket: %s",
+				 nl_geterror(ret));
+	}
+	nl->family = genl_ctrl_resolve(nl->sock, NDK_PCIE_TLM_FAMILY_NAME);
+	if (nl->family < 0) {
+		nl_socket_free(nl->sock);
+		free(nl);
+		return hwtel_err(-ENOENT, "generic netlink family %s not found: load the driver with 'modprobe %s'",
+				 NDK_PCIE_TLM_FAMILY_NAME, HWTEL_PCIE_MODULE);
+	}
+	nl_socket_disable_auto_ack(nl->sock);
+	*out = nl;
+	return 0;
+}
+
+void hwtel_nl_close(struct hwtel_nl *nl)
+{
+	if (!nl)
+		return;
+	nl_socket_free(nl->sock);
+	free(nl);
+}
+
+static int cb_valid(struct nl_msg *msg, void *arg)
+{
+	struct req_ctx *c = arg;
+	struct nlattr *tb[NDK_PCIE_TLM_A_MAX + 1];
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	int ret;
+
+	ret = nla_parse(tb, NDK_PCIE_TLM_A_MAX, genlmsg_attrdata(gh, 0),
+			genlmsg_attrlen(gh, 0), NULL);
+	if (ret < 0) {
+		c->err = -EINVAL;
+		return NL_SKIP;
+	}
+	c->got = true;
+	if (c->parse && !c->err) {
+		ret = c->parse(tb, c->arg);
+		if (ret < 0)
+			c->err = ret;
+	}
+	return NL_OK;
+}
+
+static int cb_ack(struct nl_msg *msg, void *arg)
+{
+	struct req_ctx *c = arg;
+
+	(void)msg;
+	c->done = true;
+	return NL_STOP;
+}
+
+static int cb_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+{
+	struct req_ctx *c = arg;
+
+	(void)nla;
+	c->err = err->error;
+	c->done = true;
+	return NL_STOP;
+}
+
+static int request(struct hwtel_nl *nl, uint8_t cmd, const char *dev,
+		   int (*put)(struct nl_msg *msg, const void *arg), const void *put_arg,
+		   int (*parse)(struct nlattr **tb, void *arg), void *arg)
+{
+	struct req_ctx c = { .parse = parse, .arg = arg };
+	struct nl_cb *cb;
+	struct nl_msg *msg;
+	int ret;
+
+	msg = nlmsg_alloc();
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!msg || !cb) {
+		nlmsg_free(msg);
+		nl_cb_put(cb);
+		return -ENOMEM;
+	}
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
+			 NLM_F_REQUEST | NLM_F_ACK, cmd, NDK_PCIE_TLM_FAMILY_VERSION) ||
+	    nla_put_string(msg, NDK_PCIE_TLM_A_DEV_NAME, dev) < 0 ||
+	    (put && put(msg, put_arg) < 0)) {
+		nlmsg_free(msg);
+		nl_cb_put(cb);
+		return -ENOMEM;
+	}
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, cb_valid, &c);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, cb_ack, &c);
+	nl_cb_err(cb, NL_CB_CUSTOM, cb_error, &c);
+	ret = nl_send_auto(nl->sock, msg);
+	nlmsg_free(msg);
+	if (ret < 0) {
+		nl_cb_put(cb);
+		return nl_to_errno(ret);
+	}
+	while (!c.done) {
+		ret = nl_recvmsgs(nl->sock, cb);
+		if (ret < 0 && !c.done) {
+			nl_cb_put(cb);
+			return c.err ? c.err : nl_to_errno(ret);
+		}
+	}
+	nl_cb_put(cb);
+	if (c.err)
+		return c.err;
+	if (parse && !c.got)
+		return -EIO;
+	return 0;
+}
+
+static uint32_t get_u32(struct nlattr *a, uint32_t def)
+{
+	return a ? nla_get_u32(a) : def;
+}
+
+static uint8_t get_u8(struct nlattr *a)
+{
+	return a ? nla_get_u8(a) : 0;
+}
+
+static void parse_flags(struct nlattr **tb, struct hwtel_pcie_status *st)
+{
+	uint32_t fl = get_u32(tb[NDK_PCIE_TLM_A_FLAGS], 0);
+
+	st->lost_deltas = (fl & NDK_PCIE_TLM_FLAG_LOST_DELTA) ||
+			  get_u8(tb[NDK_PCIE_TLM_A_LOST_DELTA]);
+	st->readout_overrun = (fl & NDK_PCIE_TLM_FLAG_READOUT_OVERRUN) ||
+			      get_u8(tb[NDK_PCIE_TLM_A_READOUT_OVERRUN]);
+}
+
+static int parse_ep(struct nlattr **tb, void *arg)
+{
+	struct hwtel_pcie_data *d = arg;
+	struct nlattr *nest;
+	int rem;
+
+	parse_flags(tb, &d->status);
+	if (!tb[NDK_PCIE_TLM_A_EPS])
+		return -EIO;
+	nla_for_each_nested(nest, tb[NDK_PCIE_TLM_A_EPS], rem) {
+		struct nlattr *e[NDK_PCIE_TLM_EP_A_MAX + 1];
+		struct hwtel_pcie_ep *ep;
+		unsigned int id = (unsigned int)nla_type(nest);
+
+		if (nla_parse_nested(e, NDK_PCIE_TLM_EP_A_MAX, nest, NULL) < 0)
+			return -EINVAL;
+		if (e[NDK_PCIE_TLM_EP_A_ID])
+			id = nla_get_u32(e[NDK_PCIE_TLM_EP_A_ID]);
+		if (id >= d->nendpoints)
+			continue;
+		ep = &d->endpoints[id];
+		ep->link_up = get_u8(e[NDK_PCIE_TLM_EP_A_LINK_UP]);
+		ep->mps = get_u32(e[NDK_PCIE_TLM_EP_A_MPS], 0);
+		ep->mrrs = get_u32(e[NDK_PCIE_TLM_EP_A_MRRS], 0);
+		ep->ext_tag = get_u8(e[NDK_PCIE_TLM_EP_A_EXT_TAG]);
+		ep->tag_10b = get_u8(e[NDK_PCIE_TLM_EP_A_TAG10]);
+		ep->rcb = get_u32(e[NDK_PCIE_TLM_EP_A_RCB], 0);
+		ep->tags_free = get_u32(e[NDK_PCIE_TLM_EP_A_TAGS_FREE], 0);
+		ep->tags_free_min = get_u32(e[NDK_PCIE_TLM_EP_A_TAGS_LOWEST], 0);
+		ep->stfifo_free = get_u32(e[NDK_PCIE_TLM_EP_A_STFIFO_FREE], 0);
+		ep->stfifo_free_min = get_u32(e[NDK_PCIE_TLM_EP_A_STFIFO_LOWEST], 0);
+	}
+	d->state_valid = true;
+	return 0;
+}
+
+int hwtel_nl_ep_get(struct hwtel_nl *nl, const char *dev, struct hwtel_pcie_data *d)
+{
+	int ret = request(nl, NDK_PCIE_TLM_CMD_EP_GET, dev, NULL, NULL, parse_ep, d);
+
+	if (ret < 0)
+		return hwtel_err(ret, "control plane: EP_GET of %s failed: %s", dev, strerror(-ret));
+	return 0;
+}
+
+struct totals_ctx {
+	uint64_t *totals;
+	unsigned int n, used;
+	uint64_t ts;
+	uint32_t flags;
+};
+
+static int parse_totals(struct nlattr **tb, void *arg)
+{
+	struct totals_ctx *t = arg;
+	struct nlattr *a;
+	int rem;
+
+	t->used = get_u32(tb[NDK_PCIE_TLM_A_ENTRIES_USED], 0);
+	t->flags = get_u32(tb[NDK_PCIE_TLM_A_FLAGS], 0);
+	if (tb[NDK_PCIE_TLM_A_TIMESTAMP_NS])
+		t->ts = nla_get_u64(tb[NDK_PCIE_TLM_A_TIMESTAMP_NS]);
+	if (!tb[NDK_PCIE_TLM_A_TOTALS])
+		return -EIO;
+	nla_for_each_nested(a, tb[NDK_PCIE_TLM_A_TOTALS], rem) {
+		unsigned int type = (unsigned int)nla_type(a);
+
+		if (type == NDK_PCIE_TLM_TOTALS_PAD)
+			continue;
+		if (nla_len(a) != 8)
+			return -EINVAL;
+		if (type < t->n)
+			t->totals[type] = nla_get_u64(a);
+	}
+	return 0;
+}
+
+int hwtel_nl_totals(struct hwtel_nl *nl, const char *dev, uint64_t *totals,
+		    unsigned int n, unsigned int *used, uint64_t *ts_ns, uint32_t *flags)
+{
+	struct totals_ctx t = { .totals = totals, .n = n };
+	int ret;
+
+	memset(totals, 0, n * sizeof(*totals));
+	ret = request(nl, NDK_PCIE_TLM_CMD_TOTALS_GET, dev, NULL, NULL, parse_totals, &t);
+	if (ret < 0)
+		return hwtel_err(ret, "control plane: TOTALS_GET of %s failed: %s", dev,
+				 strerror(-ret));
+	*used = t.used;
+	*ts_ns = t.ts;
+	*flags = t.flags;
+	return 0;
+}
+
+static int put_clear(struct nl_msg *msg, const void *arg)
+{
+	return nla_put_u32(msg, NDK_PCIE_TLM_A_CLEAR, *(const uint32_t *)arg);
+}
+
+int hwtel_nl_clear(struct hwtel_nl *nl, const char *dev, unsigned int what)
+{
+	uint32_t v = 0;
+	int ret;
+
+	if (what & HWTEL_CLEAR_COUNTERS)
+		v |= NDK_PCIE_TLM_CLEAR_COUNTERS;
+	if (what & HWTEL_CLEAR_FLAGS)
+		v |= NDK_PCIE_TLM_CLEAR_FLAGS;
+	if (what & HWTEL_CLEAR_MARKS)
+		v |= NDK_PCIE_TLM_CLEAR_MARKS;
+	ret = request(nl, NDK_PCIE_TLM_CMD_CLEAR, dev, put_clear, &v, NULL, NULL);
+	if (ret == -EPERM || ret == -EACCES)
+		return hwtel_err(-EACCES, "clearing %s needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+				 dev);
+	if (ret < 0)
+		return hwtel_err(ret, "control plane: CLEAR of %s failed: %s", dev, strerror(-ret));
+	return 0;
+}

@@ -1,0 +1,832 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libhwtel: PCIe telemetry report formatters - the text report of the
+ * reference tool (nfb-pcie-telemetry), JSON, perf-stat-like CSV and the
+ * Prometheus textfile format.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define CELL 96
+#define TAB_ROWS (HWTEL_MAX_BUSES + 2)
+#define TAB_COLS 12
+
+/* A left-aligned table: header, dash rule, rows; columns two spaces apart,
+ * each as wide as its widest cell (header included, plus @hpad for the
+ * header); lines carry no trailing blanks.
+ */
+struct table {
+	unsigned int ncols, nrows;
+	unsigned int hpad;
+	char head[TAB_COLS][CELL];
+	char cell[TAB_ROWS][TAB_COLS][CELL];
+};
+
+static void emit_line(FILE *f, char *line)
+{
+	size_t n = strlen(line);
+
+	while (n && line[n - 1] == ' ')
+		line[--n] = '\0';
+	fputs(line, f);
+	fputc('\n', f);
+}
+
+static void table_print(FILE *f, const struct table *t)
+{
+	unsigned int w[TAB_COLS], c, r;
+	char line[TAB_COLS * (CELL + 2) + 1];
+
+	for (c = 0; c < t->ncols; c++) {
+		w[c] = (unsigned int)strlen(t->head[c]) + t->hpad;
+		for (r = 0; r < t->nrows; r++)
+			if (strlen(t->cell[r][c]) > w[c])
+				w[c] = (unsigned int)strlen(t->cell[r][c]);
+	}
+	for (r = 0; r < t->nrows + 2; r++) {
+		size_t off = 0;
+
+		for (c = 0; c < t->ncols; c++) {
+			const char *s = r == 0 ? t->head[c] : r == 1 ? NULL : t->cell[r - 2][c];
+			unsigned int i, len = s ? (unsigned int)strlen(s) : 0;
+
+			if (c)
+				off += (size_t)sprintf(line + off, "  ");
+			if (s) {
+				memcpy(line + off, s, len);
+				off += len;
+				for (i = len; i < w[c]; i++)
+					line[off++] = ' ';
+			} else {
+				for (i = 0; i < w[c]; i++)
+					line[off++] = '-';
+			}
+		}
+		line[off] = '\0';
+		emit_line(f, line);
+	}
+}
+
+/* "%.2f" of a percentage, "-" when undefined (the reference's _pct, stripped) */
+static void fmt_pct(char *buf, double v)
+{
+	if (isnan(v))
+		snprintf(buf, CELL, "-");
+	else
+		snprintf(buf, CELL, "%.2f", v);
+}
+
+/* "%6.2f" unstripped, "   -  " when undefined (stop reasons block) */
+static void fmt_pct6(char *buf, size_t size, double v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "   -  ");
+	else
+		snprintf(buf, size, "%6.2f", v);
+}
+
+static double ratio_pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : NAN;
+}
+
+static const char *const band_names[] = { "none", "<=1/8", "<=1/2", "rest" };
+static const char *const hist_names[] = { "PCIe tags", "PTC storage FIFO words" };
+static const char *const hist_keys[] = { "tags", "stfifo" };
+
+static const char *band_name(unsigned int i, char *buf, size_t size)
+{
+	if (i < ARRAY_SIZE(band_names))
+		return band_names[i];
+	snprintf(buf, size, "band %u", i);
+	return buf;
+}
+
+static const char *hist_name(unsigned int i, char *buf, size_t size)
+{
+	if (i < ARRAY_SIZE(hist_names))
+		return hist_names[i];
+	snprintf(buf, size, "resource %u", i);
+	return buf;
+}
+
+static unsigned int hist_capacity(const struct hwtel_pcie_config *c, unsigned int i)
+{
+	return i == 0 ? c->tag_capacity : i == 1 ? c->stfifo_capacity : 0;
+}
+
+static const struct hwtel_pcie_bus *rq_bus(const struct hwtel_pcie_ep *ep)
+{
+	unsigned int b;
+
+	for (b = 0; b < ep->nbuses; b++)
+		if (ep->buses[b].kind == HWTEL_BUS_RQ)
+			return &ep->buses[b];
+	return NULL;
+}
+
+static void text_state(FILE *f, const struct hwtel_pcie_ep *ep, bool valid)
+{
+	const char *label[8] = {
+		"Link", "Max payload size (MPS)", "Max read request (MRRS)",
+		"Extended tag (8-bit)", "10-bit tag", "Read completion boundary",
+		"PTC tags free", "PTC storage FIFO free",
+	};
+	char val[8][CELL], line[CELL + 40];
+	unsigned int i;
+
+	if (!valid) {
+		for (i = 0; i < 8; i++)
+			snprintf(val[i], CELL, "?");
+	} else {
+		snprintf(val[0], CELL, "%s", ep->link_up ? "up" : "DOWN");
+		snprintf(val[1], CELL, "%u B", ep->mps);
+		snprintf(val[2], CELL, "%u B", ep->mrrs);
+		snprintf(val[3], CELL, "%s", ep->ext_tag ? "on" : "off");
+		snprintf(val[4], CELL, "%s", ep->tag_10b ? "on" : "off");
+		snprintf(val[5], CELL, "%u B", ep->rcb);
+		snprintf(val[6], CELL, "%u (lowest %u)", ep->tags_free, ep->tags_free_min);
+		snprintf(val[7], CELL, "%u words (lowest %u)", ep->stfifo_free,
+			 ep->stfifo_free_min);
+	}
+	for (i = 0; i < 8; i++) {
+		snprintf(line, sizeof(line), "%-24s  %.*s", label[i], CELL - 1, val[i]);
+		emit_line(f, line);
+	}
+}
+
+static void text_brakes(FILE *f, const struct hwtel_pcie_ep *ep)
+{
+	struct { const char *label; uint64_t v; char buf[32]; } up[HWTEL_MAX_BRAKES + 1],
+		down[HWTEL_MAX_BRAKES];
+	unsigned int nup = 0, ndown = 0, k, upl = 0, downl = 0, upw, rows;
+	const struct hwtel_pcie_bus *rq = rq_bus(ep);
+	char line[512];
+
+	for (k = 0; k < ep->nbrakes; k++) {
+		const char *stream, *name;
+		char buf[32];
+
+		name = hwtel_pcie_brake_name(k, &stream, buf, sizeof(buf));
+		if (!strcmp(stream, "DOWN")) {
+			snprintf(down[ndown].buf, sizeof(down[0].buf), "%s", name);
+			down[ndown].label = down[ndown].buf;
+			down[ndown++].v = ep->brakes[k];
+		} else {
+			snprintf(up[nup].buf, sizeof(up[0].buf), "%s", name);
+			up[nup].label = up[nup].buf;
+			up[nup++].v = ep->brakes[k];
+		}
+	}
+	up[nup].label = "PCIe endpoint not ready";
+	up[nup++].v = rq ? rq->backpressure : 0;
+
+	for (k = 0; k < nup; k++)
+		if (strlen(up[k].label) > upl)
+			upl = (unsigned int)strlen(up[k].label);
+	for (k = 0; k < ndown; k++)
+		if (strlen(down[k].label) > downl)
+			downl = (unsigned int)strlen(down[k].label);
+	/* label, "%6.2f %%", and five blanks before the DOWN column */
+	upw = upl + 9;
+
+	fputs("\n  Why the PCIe transfer stopped (share of PCIe clock cycles)\n", f);
+	snprintf(line, sizeof(line), "    %-*s%s", (int)upw, "UP stream",
+		 ndown ? "    DOWN stream" : "");
+	emit_line(f, line);
+	rows = nup > ndown ? nup : ndown;
+	for (k = 0; k < rows; k++) {
+		char left[256] = "", right[256] = "", p[32];
+
+		if (k < nup) {
+			fmt_pct6(p, sizeof(p), ratio_pct(up[k].v, ep->pcie_cycles));
+			snprintf(left, sizeof(left), "%-*s%s %%", (int)upl, up[k].label, p);
+		}
+		if (k < ndown) {
+			fmt_pct6(p, sizeof(p), ratio_pct(down[k].v, ep->pcie_cycles));
+			snprintf(right, sizeof(right), "%-*s%s %%", (int)downl, down[k].label, p);
+		}
+		snprintf(line, sizeof(line), "    %-*s    %s", (int)upw, left, right);
+		emit_line(f, line);
+	}
+}
+
+static void text_hists(FILE *f, const struct hwtel_pcie_data *d,
+		       const struct hwtel_pcie_ep *ep)
+{
+	struct table *t;
+	unsigned int h, b;
+	char buf[32];
+
+	if (!ep->nhists)
+		return;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return;
+	t->hpad = 2;
+	t->ncols = 2 + ep->nbands;
+	if (t->ncols > TAB_COLS)
+		t->ncols = TAB_COLS;
+	snprintf(t->head[0], CELL, "Time spent low");
+	snprintf(t->head[1], CELL, "of");
+	for (b = 0; b + 2 < t->ncols; b++)
+		snprintf(t->head[2 + b], CELL, "%s", band_name(b, buf, sizeof(buf)));
+	for (h = 0; h < ep->nhists && h < TAB_ROWS; h++) {
+		unsigned int cap = hist_capacity(&d->config, h);
+
+		snprintf(t->cell[h][0], CELL, "%s", hist_name(h, buf, sizeof(buf)));
+		if (cap)
+			snprintf(t->cell[h][1], CELL, "%u", cap);
+		else
+			snprintf(t->cell[h][1], CELL, "-");
+		for (b = 0; b + 2 < t->ncols; b++)
+			fmt_pct(t->cell[h][2 + b], ratio_pct(ep->hists[h][b], ep->pcie_cycles));
+		t->nrows++;
+	}
+	fputc('\n', f);
+	table_print(f, t);
+	free(t);
+}
+
+int hwtel_pcie_format_text(FILE *f, const struct hwtel_pcie_data *d, double seconds)
+{
+	static const char *const heads[10] = {
+		"Bus", "Used %", "Words %", "MFB stall %", "MVB stall %",
+		"Used per region %", "Gbps", "Mpps", "RD %", "Avg B",
+	};
+	char line[256];
+	unsigned int e, b, r;
+	int n;
+
+	n = snprintf(line, sizeof(line), "PCIe telemetry - %u endpoint(s), %u DMA port(s) per endpoint",
+		     d->config.pcie_endpoints, d->config.dma_ports);
+	fprintf(f, "%s\n", line);
+	memset(line, '=', (size_t)n);
+	line[n] = '\0';
+	fprintf(f, "%s\n", line);
+	if (seconds > 0)
+		fprintf(f, "Measured over %.2f s\n", seconds);
+	else
+		fputs("Totals since the last clear\n", f);
+	if (d->status.lost_deltas || d->status.readout_overrun || d->truncated) {
+		fputc('\n', f);
+		if (d->status.lost_deltas)
+			fputs("  !! LOST DELTAS - the counters are not exact\n", f);
+		if (d->status.readout_overrun)
+			fputs("  !! READ-OUT OVERRUN - the counters are not exact\n", f);
+		if (d->truncated)
+			fputs("  !! LAYOUT TRUNCATED - the block is larger than this tool shows\n", f);
+	}
+
+	for (e = 0; e < d->nendpoints; e++) {
+		const struct hwtel_pcie_ep *ep = &d->endpoints[e];
+		struct table *t = calloc(1, sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		fprintf(f, "\nPCIe endpoint %u\n", ep->index);
+		fputs("------------------------------------------------------------\n", f);
+		text_state(f, ep, d->state_valid);
+		if (seconds > 0)
+			fprintf(f, "\n  PCIe clock %.1f MHz, DMA clock %.1f MHz\n",
+				(double)ep->pcie_cycles / seconds / 1e6,
+				(double)ep->dma_cycles / seconds / 1e6);
+
+		t->ncols = 10;
+		for (b = 0; b < 10; b++)
+			snprintf(t->head[b], CELL, "%s", heads[b]);
+		for (b = 0; b < ep->nbuses && b < TAB_ROWS; b++) {
+			const struct hwtel_pcie_bus *bus = &ep->buses[b];
+			struct hwtel_pcie_bus_metrics m;
+			char (*row)[CELL] = t->cell[t->nrows++];
+			size_t off = 0;
+
+			hwtel_pcie_bus_metrics(d, ep, bus, seconds, &m);
+			snprintf(row[0], CELL, "%s", bus->name);
+			fmt_pct(row[1], m.used_pct);
+			fmt_pct(row[2], m.words_pct);
+			fmt_pct(row[3], m.mfb_stall_pct);
+			fmt_pct(row[4], m.mvb_stall_pct);
+			for (r = 0; r < bus->nregions && off + 8 < CELL; r++) {
+				if (isnan(m.region_pct[r]))
+					off += (size_t)snprintf(row[5] + off, CELL - off, "%s-", r ? " " : "");
+				else
+					off += (size_t)snprintf(row[5] + off, CELL - off, "%s%.1f",
+								r ? " " : "", m.region_pct[r]);
+			}
+			if (seconds > 0) {
+				snprintf(row[6], CELL, "%.2f", m.gbps);
+				snprintf(row[7], CELL, "%.3f", m.mpps);
+			}
+			fmt_pct(row[8], m.rd_pct);
+			if (isnan(m.avg_bytes))
+				snprintf(row[9], CELL, "-");
+			else
+				snprintf(row[9], CELL, "%.0f", m.avg_bytes);
+		}
+		fputc('\n', f);
+		table_print(f, t);
+		free(t);
+		text_brakes(f, ep);
+		text_hists(f, d, ep);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                               */
+/* ------------------------------------------------------------------ */
+
+static void json_data(struct hwtel_json *j, const struct hwtel_pcie_data *d)
+{
+	const struct hwtel_pcie_config *c = &d->config;
+	unsigned int e, b, i, h;
+
+	hj_obj_begin(j);
+	hj_key(j, "endpoints");
+	hj_arr_begin(j);
+	for (e = 0; e < d->nendpoints; e++) {
+		const struct hwtel_pcie_ep *ep = &d->endpoints[e];
+
+		hj_obj_begin(j);
+		hj_key(j, "index"); hj_uint(j, ep->index);
+		hj_key(j, "link_up"); hj_bool(j, ep->link_up);
+		hj_key(j, "mps"); hj_uint(j, ep->mps);
+		hj_key(j, "mrrs"); hj_uint(j, ep->mrrs);
+		hj_key(j, "ext_tag"); hj_bool(j, ep->ext_tag);
+		hj_key(j, "tag_10b"); hj_bool(j, ep->tag_10b);
+		hj_key(j, "rcb"); hj_uint(j, ep->rcb);
+		hj_key(j, "tags_free"); hj_uint(j, ep->tags_free);
+		hj_key(j, "tags_free_min"); hj_uint(j, ep->tags_free_min);
+		hj_key(j, "stfifo_free"); hj_uint(j, ep->stfifo_free);
+		hj_key(j, "stfifo_free_min"); hj_uint(j, ep->stfifo_free_min);
+		hj_key(j, "pcie_cycles"); hj_u64(j, ep->pcie_cycles);
+		hj_key(j, "dma_cycles"); hj_u64(j, ep->dma_cycles);
+		hj_key(j, "brakes");
+		hj_arr_begin(j);
+		for (i = 0; i < ep->nbrakes; i++)
+			hj_u64(j, ep->brakes[i]);
+		hj_arr_end(j);
+		hj_key(j, "hists");
+		hj_arr_begin(j);
+		for (h = 0; h < ep->nhists; h++) {
+			hj_arr_begin(j);
+			for (i = 0; i < ep->nbands; i++)
+				hj_u64(j, ep->hists[h][i]);
+			hj_arr_end(j);
+		}
+		hj_arr_end(j);
+		hj_key(j, "buses");
+		hj_obj_begin(j);
+		for (b = 0; b < ep->nbuses; b++) {
+			const struct hwtel_pcie_bus *bus = &ep->buses[b];
+
+			hj_key(j, bus->name);
+			hj_obj_begin(j);
+			hj_key(j, "words"); hj_u64(j, bus->words);
+			hj_key(j, "backpressure"); hj_u64(j, bus->backpressure);
+			hj_key(j, "transactions"); hj_u64(j, bus->transactions);
+			hj_key(j, "mvb"); hj_u64(j, bus->mvb);
+			hj_key(j, "mvb_backpressure"); hj_u64(j, bus->mvb_backpressure);
+			hj_key(j, "items"); hj_u64(j, bus->items);
+			hj_key(j, "regions");
+			hj_arr_begin(j);
+			for (i = 0; i < bus->nregions; i++)
+				hj_u64(j, bus->regions[i]);
+			hj_arr_end(j);
+			hj_key(j, "region_bytes"); hj_uint(j, bus->region_bytes);
+			hj_key(j, "pcie_clk"); hj_bool(j, bus->pcie_clk);
+			hj_key(j, "has_mvb"); hj_bool(j, bus->has_mvb);
+			hj_key(j, "dma_up"); hj_bool(j, bus->dma_up);
+			hj_obj_end(j);
+		}
+		hj_obj_end(j);
+		hj_obj_end(j);
+	}
+	hj_arr_end(j);
+	hj_key(j, "status");
+	hj_obj_begin(j);
+	hj_key(j, "busy"); hj_bool(j, d->status.busy);
+	hj_key(j, "lost_deltas"); hj_bool(j, d->status.lost_deltas);
+	hj_key(j, "readout_overrun"); hj_bool(j, d->status.readout_overrun);
+	hj_obj_end(j);
+	hj_key(j, "config");
+	hj_obj_begin(j);
+	hj_key(j, "pcie_endpoints"); hj_uint(j, c->pcie_endpoints);
+	hj_key(j, "dma_ports"); hj_uint(j, c->dma_ports);
+	hj_key(j, "probe_pcie_regions"); hj_uint(j, c->probe_pcie_regions);
+	hj_key(j, "probe_dma_regions"); hj_uint(j, c->probe_dma_regions);
+	hj_key(j, "counter_width"); hj_uint(j, c->counter_width);
+	hj_key(j, "item_bytes"); hj_uint(j, c->item_bytes);
+	hj_key(j, "drain_period"); hj_uint(j, c->drain_period);
+	hj_key(j, "hist_bands"); hj_uint(j, c->hist_bands);
+	hj_key(j, "tag_capacity"); hj_uint(j, c->tag_capacity);
+	hj_key(j, "stfifo_capacity"); hj_uint(j, c->stfifo_capacity);
+	hj_obj_end(j);
+	hj_obj_end(j);
+}
+
+static void json_derived(struct hwtel_json *j, const struct hwtel_pcie_data *d,
+			 double seconds)
+{
+	unsigned int e, b, i, h;
+	char buf[32];
+
+	hj_obj_begin(j);
+	hj_key(j, "endpoints");
+	hj_arr_begin(j);
+	for (e = 0; e < d->nendpoints; e++) {
+		const struct hwtel_pcie_ep *ep = &d->endpoints[e];
+		const struct hwtel_pcie_bus *rq = rq_bus(ep);
+
+		hj_obj_begin(j);
+		hj_key(j, "index"); hj_uint(j, ep->index);
+		hj_key(j, "pcie_clock_mhz");
+		hj_double(j, seconds > 0 ? (double)ep->pcie_cycles / seconds / 1e6 : NAN);
+		hj_key(j, "dma_clock_mhz");
+		hj_double(j, seconds > 0 ? (double)ep->dma_cycles / seconds / 1e6 : NAN);
+		hj_key(j, "buses");
+		hj_obj_begin(j);
+		for (b = 0; b < ep->nbuses; b++) {
+			const struct hwtel_pcie_bus *bus = &ep->buses[b];
+			struct hwtel_pcie_bus_metrics m;
+
+			hwtel_pcie_bus_metrics(d, ep, bus, seconds, &m);
+			hj_key(j, bus->name);
+			hj_obj_begin(j);
+			hj_key(j, "used_pct"); hj_double(j, m.used_pct);
+			hj_key(j, "words_pct"); hj_double(j, m.words_pct);
+			hj_key(j, "mfb_stall_pct"); hj_double(j, m.mfb_stall_pct);
+			hj_key(j, "mvb_stall_pct"); hj_double(j, m.mvb_stall_pct);
+			hj_key(j, "region_pct");
+			hj_arr_begin(j);
+			for (i = 0; i < bus->nregions; i++)
+				hj_double(j, m.region_pct[i]);
+			hj_arr_end(j);
+			hj_key(j, "gbps"); hj_double(j, m.gbps);
+			hj_key(j, "mpps"); hj_double(j, m.mpps);
+			hj_key(j, "rd_pct"); hj_double(j, m.rd_pct);
+			hj_key(j, "avg_bytes"); hj_double(j, m.avg_bytes);
+			hj_key(j, "bytes"); hj_u64(j, m.bytes);
+			hj_key(j, "requests"); hj_u64(j, m.requests);
+			hj_obj_end(j);
+		}
+		hj_obj_end(j);
+		hj_key(j, "stop_reasons");
+		hj_arr_begin(j);
+		for (i = 0; i <= ep->nbrakes; i++) {
+			const char *stream = "UP", *name = "PCIe endpoint not ready";
+			uint64_t v = rq ? rq->backpressure : 0;
+
+			if (i < ep->nbrakes) {
+				name = hwtel_pcie_brake_name(i, &stream, buf, sizeof(buf));
+				v = ep->brakes[i];
+			}
+			hj_obj_begin(j);
+			hj_key(j, "stream"); hj_str(j, stream);
+			hj_key(j, "name"); hj_str(j, name);
+			hj_key(j, "pct"); hj_double(j, ratio_pct(v, ep->pcie_cycles));
+			hj_obj_end(j);
+		}
+		hj_arr_end(j);
+		hj_key(j, "histograms");
+		hj_arr_begin(j);
+		for (h = 0; h < ep->nhists; h++) {
+			unsigned int cap = hist_capacity(&d->config, h);
+
+			hj_obj_begin(j);
+			hj_key(j, "name"); hj_str(j, hist_name(h, buf, sizeof(buf)));
+			hj_key(j, "capacity");
+			if (cap)
+				hj_uint(j, cap);
+			else
+				hj_null(j);
+			hj_key(j, "bands");
+			hj_obj_begin(j);
+			for (i = 0; i < ep->nbands; i++) {
+				hj_key(j, band_name(i, buf, sizeof(buf)));
+				hj_double(j, ratio_pct(ep->hists[h][i], ep->pcie_cycles));
+			}
+			hj_obj_end(j);
+			hj_obj_end(j);
+		}
+		hj_arr_end(j);
+		hj_obj_end(j);
+	}
+	hj_arr_end(j);
+	hj_obj_end(j);
+}
+
+int hwtel_pcie_format_json(FILE *f, const struct hwtel_pcie_data *d, double seconds)
+{
+	struct hwtel_json j;
+
+	hj_init(&j, f);
+	hj_obj_begin(&j);
+	hj_key(&j, "seconds");
+	if (seconds > 0)
+		hj_double(&j, seconds);
+	else
+		hj_null(&j);
+	hj_key(&j, "data");
+	json_data(&j, d);
+	hj_key(&j, "derived");
+	json_derived(&j, d, seconds);
+	hj_key(&j, "hwtel");
+	hj_obj_begin(&j);
+	hj_key(&j, "version"); hj_str(&j, HWTEL_VERSION);
+	hj_key(&j, "pmu"); hj_str(&j, d->pmu);
+	hj_key(&j, "totals"); hj_bool(&j, seconds <= 0);
+	hj_key(&j, "state_valid"); hj_bool(&j, d->state_valid);
+	hj_key(&j, "truncated"); hj_bool(&j, d->truncated);
+	hj_obj_end(&j);
+	hj_obj_end(&j);
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* CSV (perf stat -x)                                                 */
+/* ------------------------------------------------------------------ */
+
+static void csv_u64(FILE *f, const char *sep, uint64_t v, const char *unit,
+		    const char *pmu, const char *ev, double seconds)
+{
+	fprintf(f, "%llu%s%s%s%s/%s/%s", (unsigned long long)v, sep, unit, sep, pmu, ev, sep);
+	if (seconds > 0)
+		fprintf(f, "%.0f%s100.00\n", seconds * 1e9, sep);
+	else
+		fprintf(f, "%s\n", sep);
+}
+
+static void csv_metric(FILE *f, const char *sep, double v, const char *unit,
+		       const char *pmu, const char *name)
+{
+	if (isnan(v))
+		fprintf(f, "%s%s%s%s%s/%s/%s%s\n", "<not counted>", sep, unit, sep, pmu, name, sep, sep);
+	else
+		fprintf(f, "%.6f%s%s%s%s/%s/%s%s\n", v, sep, unit, sep, pmu, name, sep, sep);
+}
+
+int hwtel_pcie_format_csv(FILE *f, const struct hwtel_pcie_data *d, double seconds,
+			  const char *sep)
+{
+	static const char *const fields[] = {
+		"words", "stall", "frames", "mvb_items", "mvb_stall", "items",
+	};
+	unsigned int e, b, i, h;
+	char ev[128], buf[32];
+
+	for (e = 0; e < d->nendpoints; e++) {
+		const struct hwtel_pcie_ep *ep = &d->endpoints[e];
+
+		snprintf(ev, sizeof(ev), "pcie_cycles,ep=%u", e);
+		csv_u64(f, sep, ep->pcie_cycles, "cycles", d->pmu, ev, seconds);
+		snprintf(ev, sizeof(ev), "dma_cycles,ep=%u", e);
+		csv_u64(f, sep, ep->dma_cycles, "cycles", d->pmu, ev, seconds);
+		for (b = 0; b < ep->nbuses; b++) {
+			const struct hwtel_pcie_bus *bus = &ep->buses[b];
+			const uint64_t v[6] = { bus->words, bus->backpressure, bus->transactions,
+						bus->mvb, bus->mvb_backpressure, bus->items };
+			struct hwtel_pcie_bus_metrics m;
+			const char *tag = hwtel_pcie_bus_tag(bus->kind);
+			char base[48];
+
+			for (i = 0; i < 6; i++) {
+				snprintf(ev, sizeof(ev), "%s,ep=%u,bus=%u", fields[i], e, bus->bus);
+				csv_u64(f, sep, v[i], i == 2 || i == 3 || i == 5 ? "" : "cycles",
+					d->pmu, ev, seconds);
+			}
+			for (i = 0; i < bus->nregions; i++) {
+				snprintf(ev, sizeof(ev), "region,ep=%u,bus=%u,idx=%u", e, bus->bus, i);
+				csv_u64(f, sep, bus->regions[i], "cycles", d->pmu, ev, seconds);
+			}
+			hwtel_pcie_bus_metrics(d, ep, bus, seconds, &m);
+			if (bus->kind >= HWTEL_BUS_UP)
+				snprintf(base, sizeof(base), "ep%u.%s%u", e, tag, bus->port);
+			else
+				snprintf(base, sizeof(base), "ep%u.%s", e, tag);
+			for (i = 0; base[i]; i++)
+				base[i] = (char)(base[i] >= 'A' && base[i] <= 'Z' ? base[i] + 32 : base[i]);
+			snprintf(ev, sizeof(ev), "%s.used", base);
+			csv_metric(f, sep, m.used_pct, "%", d->pmu, ev);
+			snprintf(ev, sizeof(ev), "%s.words", base);
+			csv_metric(f, sep, m.words_pct, "%", d->pmu, ev);
+			snprintf(ev, sizeof(ev), "%s.mfb_stall", base);
+			csv_metric(f, sep, m.mfb_stall_pct, "%", d->pmu, ev);
+			if (bus->has_mvb) {
+				snprintf(ev, sizeof(ev), "%s.mvb_stall", base);
+				csv_metric(f, sep, m.mvb_stall_pct, "%", d->pmu, ev);
+			}
+			snprintf(ev, sizeof(ev), "%s.gbps", base);
+			csv_metric(f, sep, m.gbps, "Gbps", d->pmu, ev);
+			snprintf(ev, sizeof(ev), "%s.mpps", base);
+			csv_metric(f, sep, m.mpps, "Mpps", d->pmu, ev);
+			if (bus->dma_up) {
+				snprintf(ev, sizeof(ev), "%s.rd", base);
+				csv_metric(f, sep, m.rd_pct, "%", d->pmu, ev);
+			}
+			snprintf(ev, sizeof(ev), "%s.avg_bytes", base);
+			csv_metric(f, sep, m.avg_bytes, "B", d->pmu, ev);
+		}
+		for (i = 0; i < ep->nbrakes; i++) {
+			snprintf(ev, sizeof(ev), "brake,ep=%u,idx=%u", e, i);
+			csv_u64(f, sep, ep->brakes[i], "cycles", d->pmu, ev, seconds);
+		}
+		for (h = 0; h < ep->nhists; h++)
+			for (i = 0; i < ep->nbands; i++) {
+				if (h < 2)
+					snprintf(ev, sizeof(ev), "%s_band,ep=%u,idx=%u",
+						 hist_keys[h], e, i);
+				else
+					snprintf(ev, sizeof(ev), "hist%u_band,ep=%u,idx=%u", h, e, i);
+				csv_u64(f, sep, ep->hists[h][i], "cycles", d->pmu, ev, seconds);
+			}
+		for (i = 0; i < ep->nbrakes; i++) {
+			snprintf(ev, sizeof(ev), "ep%u.stop.%s", e,
+				 hwtel_pcie_brake_key(i, buf, sizeof(buf)));
+			csv_metric(f, sep, ratio_pct(ep->brakes[i], ep->pcie_cycles), "%", d->pmu, ev);
+		}
+		if (seconds > 0) {
+			snprintf(ev, sizeof(ev), "ep%u.pcie_clock", e);
+			csv_metric(f, sep, (double)ep->pcie_cycles / seconds / 1e6, "MHz", d->pmu, ev);
+			snprintf(ev, sizeof(ev), "ep%u.dma_clock", e);
+			csv_metric(f, sep, (double)ep->dma_cycles / seconds / 1e6, "MHz", d->pmu, ev);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Prometheus textfile                                                */
+/* ------------------------------------------------------------------ */
+
+static void prom_head(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void prom_double(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("NaN\n", f);
+	else
+		fprintf(f, "%.9g\n", v);
+}
+
+int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
+			   const struct hwtel_pcie_data *d, double seconds)
+{
+	static const struct { const char *name, *type, *help; } m[] = {
+		{ "hwtel_pcie_clock_cycles_total", "counter", "Elapsed cycles of a probe clock." },
+		{ "hwtel_pcie_bus_cycles_total", "counter", "Bus cycles by event: words (a word moved), stall (MFB stalled), mvb_stall." },
+		{ "hwtel_pcie_bus_region_cycles_total", "counter", "Cycles a region of the bus carried frame data." },
+		{ "hwtel_pcie_bus_transactions_total", "counter", "Transactions on the bus by event: frames (SOF), mvb_items (requests)." },
+		{ "hwtel_pcie_bus_bytes_total", "counter", "Bytes transferred on the bus (MFB items x item bytes)." },
+		{ "hwtel_pcie_stop_cycles_total", "counter", "PCIe clock cycles a stop reason was active." },
+		{ "hwtel_pcie_low_cycles_total", "counter", "PCIe clock cycles a resource spent in a band of free capacity." },
+	};
+	const char *pmu = cum->pmu;
+	unsigned int e, b, i, h, k;
+	char buf[32];
+
+	(void)seconds;
+	for (k = 0; k < ARRAY_SIZE(m); k++) {
+		prom_head(f, m[k].name, m[k].type, m[k].help);
+		for (e = 0; e < cum->nendpoints; e++) {
+			const struct hwtel_pcie_ep *ep = &cum->endpoints[e];
+
+			if (k == 0) {
+				fprintf(f, "%s{pmu=\"%s\",endpoint=\"%u\",clock=\"pcie\"} %llu\n",
+					m[k].name, pmu, e, (unsigned long long)ep->pcie_cycles);
+				fprintf(f, "%s{pmu=\"%s\",endpoint=\"%u\",clock=\"dma\"} %llu\n",
+					m[k].name, pmu, e, (unsigned long long)ep->dma_cycles);
+				continue;
+			}
+			if (k == 5) {
+				const struct hwtel_pcie_bus *rq = rq_bus(ep);
+
+				for (i = 0; i <= ep->nbrakes; i++) {
+					const char *stream = "UP";
+					const char *key = i < ep->nbrakes ?
+						hwtel_pcie_brake_key(i, buf, sizeof(buf)) :
+						"endpoint_not_ready";
+					uint64_t v = i < ep->nbrakes ? ep->brakes[i] :
+						     (rq ? rq->backpressure : 0);
+
+					if (i < ep->nbrakes)
+						hwtel_pcie_brake_name(i, &stream, buf + 16, 16);
+					fprintf(f, "%s{pmu=\"%s\",endpoint=\"%u\",stream=\"%s\",event=\"%s\"} %llu\n",
+						m[k].name, pmu, e, stream, key,
+						(unsigned long long)v);
+				}
+				continue;
+			}
+			if (k == 6) {
+				for (h = 0; h < ep->nhists; h++)
+					for (i = 0; i < ep->nbands; i++) {
+						char rb[24];
+
+						if (h < 2)
+							snprintf(rb, sizeof(rb), "%s", hist_keys[h]);
+						else
+							snprintf(rb, sizeof(rb), "resource%u", h);
+						fprintf(f, "%s{pmu=\"%s\",endpoint=\"%u\",resource=\"%s\",band=\"%s\"} %llu\n",
+							m[k].name, pmu, e, rb,
+							band_name(i, buf, sizeof(buf)),
+							(unsigned long long)ep->hists[h][i]);
+					}
+				continue;
+			}
+			for (b = 0; b < ep->nbuses; b++) {
+				const struct hwtel_pcie_bus *bus = &ep->buses[b];
+				char lbl[160];
+
+				snprintf(lbl, sizeof(lbl), "pmu=\"%s\",endpoint=\"%u\",bus=\"%s\",port=\"%u\"",
+					 pmu, e, hwtel_pcie_bus_tag(bus->kind), bus->port);
+				if (k == 1) {
+					fprintf(f, "%s{%s,event=\"words\"} %llu\n", m[k].name, lbl,
+						(unsigned long long)bus->words);
+					fprintf(f, "%s{%s,event=\"stall\"} %llu\n", m[k].name, lbl,
+						(unsigned long long)bus->backpressure);
+					if (bus->has_mvb)
+						fprintf(f, "%s{%s,event=\"mvb_stall\"} %llu\n", m[k].name,
+							lbl, (unsigned long long)bus->mvb_backpressure);
+				} else if (k == 2) {
+					for (i = 0; i < bus->nregions; i++)
+						fprintf(f, "%s{%s,region=\"%u\"} %llu\n", m[k].name, lbl,
+							i, (unsigned long long)bus->regions[i]);
+				} else if (k == 3) {
+					fprintf(f, "%s{%s,event=\"frames\"} %llu\n", m[k].name, lbl,
+						(unsigned long long)bus->transactions);
+					if (bus->has_mvb)
+						fprintf(f, "%s{%s,event=\"mvb_items\"} %llu\n", m[k].name,
+							lbl, (unsigned long long)bus->mvb);
+				} else if (k == 4) {
+					fprintf(f, "%s{%s} %llu\n", m[k].name, lbl,
+						(unsigned long long)(bus->items * cum->config.item_bytes));
+				}
+			}
+		}
+	}
+
+	/* gauges: state and flags */
+	if (cum->state_valid) {
+		static const char *const g[] = {
+			"hwtel_pcie_link_up", "hwtel_pcie_max_payload_bytes",
+			"hwtel_pcie_max_read_request_bytes", "hwtel_pcie_tags_free",
+			"hwtel_pcie_tags_free_lowest", "hwtel_pcie_stfifo_free_words",
+			"hwtel_pcie_stfifo_free_words_lowest",
+		};
+		for (k = 0; k < ARRAY_SIZE(g); k++) {
+			prom_head(f, g[k], "gauge", k == 0 ? "1 if the PCIe link is up." :
+				  "PCIe endpoint state from the control plane.");
+			for (e = 0; e < cum->nendpoints; e++) {
+				const struct hwtel_pcie_ep *ep = &cum->endpoints[e];
+				const unsigned int v[] = { ep->link_up, ep->mps, ep->mrrs, ep->tags_free,
+							   ep->tags_free_min, ep->stfifo_free,
+							   ep->stfifo_free_min };
+
+				fprintf(f, "%s{pmu=\"%s\",endpoint=\"%u\"} %u\n", g[k], pmu, e, v[k]);
+			}
+		}
+	}
+	prom_head(f, "hwtel_pcie_flag", "gauge", "1 while a STATUS flag is set (the counters are not exact).");
+	fprintf(f, "hwtel_pcie_flag{pmu=\"%s\",flag=\"lost_deltas\"} %d\n", pmu,
+		cum->status.lost_deltas);
+	fprintf(f, "hwtel_pcie_flag{pmu=\"%s\",flag=\"readout_overrun\"} %d\n", pmu,
+		cum->status.readout_overrun);
+
+	/* gauges: rates of the last interval */
+	if (d && seconds > 0) {
+		static const char *const r[] = {
+			"hwtel_pcie_bus_throughput_bytes_per_second",
+			"hwtel_pcie_bus_requests_per_second",
+			"hwtel_pcie_bus_utilization_ratio",
+		};
+		for (k = 0; k < ARRAY_SIZE(r); k++) {
+			prom_head(f, r[k], "gauge", k == 0 ? "Bytes per second over the last interval." :
+				  k == 1 ? "Requests per second over the last interval." :
+				  "Used % / 100 over the last interval.");
+			for (e = 0; e < d->nendpoints; e++) {
+				const struct hwtel_pcie_ep *ep = &d->endpoints[e];
+
+				for (b = 0; b < ep->nbuses; b++) {
+					struct hwtel_pcie_bus_metrics mm;
+
+					hwtel_pcie_bus_metrics(d, ep, &ep->buses[b], seconds, &mm);
+					fprintf(f, "%s{pmu=\"%s\",endpoint=\"%u\",bus=\"%s\",port=\"%u\"} ",
+						r[k], pmu, e, hwtel_pcie_bus_tag(ep->buses[b].kind),
+						ep->buses[b].port);
+					prom_double(f, k == 0 ? (double)mm.bytes / seconds :
+						    k == 1 ? (double)mm.requests / seconds :
+						    mm.used_pct / 100.0);
+				}
+			}
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* libhwtel: errors, small file helpers, device resolution, atomic writes. */
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static __thread char last_error[512];
+static char sysfs_root[256];
+
+const char *hwtel_last_error(void)
+{
+	return last_error;
+}
+
+void hwtel_clear_error(void)
+{
+	last_error[0] = '\0';
+}
+
+int hwtel_err(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+void hwtel_set_sysfs_root(const char *root)
+{
+	snprintf(sysfs_root, sizeof(sysfs_root), "%s", root ? root : "");
+}
+
+const char *hwtel_sysfs_root(void)
+{
+	const char *env;
+
+	if (sysfs_root[0])
+		return sysfs_root;
+	env = getenv("HWTEL_SYSFS");
+	return env && env[0] ? env : "/sys";
+}
+
+uint64_t hwtel_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int hwtel_read_file(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	if (size == 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return (int)n;
+}
+
+int hwtel_parse_u64(const char *s, uint64_t *val)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+int hwtel_read_uint(const char *path, unsigned long long *val)
+{
+	char buf[64];
+	uint64_t v;
+	int ret;
+
+	ret = hwtel_read_file(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	if (hwtel_parse_u64(buf, &v))
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+static int cmp_base(const void *a, const void *b, void *arg)
+{
+	size_t plen = strlen(arg);
+	const char *x = (const char *)a + plen, *y = (const char *)b + plen;
+	unsigned long long vx = strtoull(x, NULL, 16), vy = strtoull(y, NULL, 16);
+
+	if (vx != vy)
+		return vx < vy ? -1 : 1;
+	return strcmp(a, b);
+}
+
+int hwtel_pmu_list(const char *prefix, char (**names)[HWTEL_NAME_MAX])
+{
+	char dir[PATH_MAX];
+	char (*v)[HWTEL_NAME_MAX] = NULL;
+	struct dirent *de;
+	int n = 0, cap = 0;
+	DIR *d;
+
+	*names = NULL;
+	snprintf(dir, sizeof(dir), "%s/bus/event_source/devices", hwtel_sysfs_root());
+	d = opendir(dir);
+	if (!d)
+		return hwtel_err(-errno, "cannot list %s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		if (strlen(de->d_name) >= HWTEL_NAME_MAX)
+			continue;
+		if (n == cap) {
+			void *nv;
+
+			cap = cap ? 2 * cap : 8;
+			nv = realloc(v, (size_t)cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		snprintf(v[n++], HWTEL_NAME_MAX, "%s", de->d_name);
+	}
+	closedir(d);
+	if (n > 1)
+		qsort_r(v, (size_t)n, sizeof(*v), cmp_base, (void *)prefix);
+	*names = v;
+	return n;
+}
+
+int hwtel_resolve_device(const char *prefix, const char *module,
+			 const char *device, unsigned int index,
+			 char *name, size_t size)
+{
+	char (*names)[HWTEL_NAME_MAX] = NULL;
+	const char *sel = device;
+	uint64_t num;
+	int n, i, found = -1;
+	bool by_index = false, by_base = false;
+
+	n = hwtel_pmu_list(prefix, &names);
+	if (n < 0) {
+		free(names);
+		return n;
+	}
+	if (sel && *sel) {
+		const char *slash = strrchr(sel, '/');
+
+		if (!strncmp(sel, "/dev/nfb", 8)) {
+			/* /dev/nfb0, /dev/nfb/0, /dev/nfb/by-pci-slot/... */
+			const char *p = sel + strlen(sel);
+
+			while (p > sel && isdigit((unsigned char)p[-1]))
+				p--;
+			if (!*p || hwtel_parse_u64(p, &num)) {
+				free(names);
+				return hwtel_err(-EINVAL, "cannot map NFB device %s to a telemetry instance; use a PMU name or an instance number", sel);
+			}
+			index = (unsigned int)num;
+			by_index = true;
+		} else if (slash) {
+			sel = slash[1] ? slash + 1 : sel;
+		}
+		if (!by_index && !strncmp(sel, "0x", 2) && !hwtel_parse_u64(sel, &num)) {
+			by_base = true;
+		} else if (!by_index && !hwtel_parse_u64(sel, &num)) {
+			index = (unsigned int)num;
+			by_index = true;
+		}
+		if (!by_index) {
+			for (i = 0; i < n; i++) {
+				if (by_base) {
+					if (strtoull(names[i] + strlen(prefix), NULL, 16) == num)
+						found = i;
+				} else if (!strcmp(names[i], sel)) {
+					found = i;
+				}
+			}
+			if (found < 0) {
+				free(names);
+				return hwtel_err(-ENOENT, "no PMU %s%s (is module %s loaded? try 'modprobe %s'; 'hwtel list' shows what is present)",
+						 by_base ? prefix : "", by_base ? sel + 2 : sel,
+						 module, module);
+			}
+		}
+	} else {
+		by_index = true;
+	}
+	if (by_index) {
+		if (n == 0) {
+			free(names);
+			return hwtel_err(-ENOENT, "no %s* PMU found: load the driver with 'modprobe %s'",
+					 prefix, module);
+		}
+		if ((int)index >= n) {
+			free(names);
+			return hwtel_err(-ENOENT, "instance %u does not exist: %d %s* PMU(s) found",
+					 index, n, prefix);
+		}
+		found = (int)index;
+	}
+	snprintf(name, size, "%s", names[found]);
+	free(names);
+	return 0;
+}
+
+int hwtel_write_atomic(const char *path, const char *text, size_t len)
+{
+	char tmp[PATH_MAX];
+	size_t off = 0;
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+		return hwtel_err(-ENAMETOOLONG, "path too long: %s", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return hwtel_err(-errno, "cannot create %s: %s", tmp, strerror(errno));
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0) {
+			int e = errno;
+
+			close(fd);
+			unlink(tmp);
+			return hwtel_err(-e, "cannot write %s: %s", tmp, strerror(e));
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		return hwtel_err(-e, "cannot write %s: %s", tmp, strerror(e));
+	}
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		return hwtel_err(-e, "cannot rename %s to %s: %s", tmp, path, strerror(e));
+	}
+	return 0;
+}
