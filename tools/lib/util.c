@@ -135,6 +135,8 @@ int hwtel_pmu_list(const char *prefix, char (**names)[HWTEL_NAME_MAX])
 	*names = NULL;
 	snprintf(dir, sizeof(dir), "%s/bus/event_source/devices", hwtel_sysfs_root());
 	d = opendir(dir);
+	if (!d && errno == ENOENT)
+		return 0;	/* no event_source bus: no PMU at all */
 	if (!d)
 		return hwtel_err(-errno, "cannot list %s: %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
@@ -168,6 +170,7 @@ int hwtel_resolve_device(const char *prefix, const char *module,
 			 char *name, size_t size)
 {
 	char (*names)[HWTEL_NAME_MAX] = NULL;
+	char copy[PATH_MAX];
 	const char *sel = device;
 	uint64_t num;
 	int n, i, found = -1;
@@ -179,7 +182,16 @@ int hwtel_resolve_device(const char *prefix, const char *module,
 		return n;
 	}
 	if (sel && *sel) {
-		const char *slash = strrchr(sel, '/');
+		const char *slash;
+		size_t len;
+
+		/* a sysfs path may end in '/' */
+		snprintf(copy, sizeof(copy), "%s", sel);
+		len = strlen(copy);
+		while (len > 1 && copy[len - 1] == '/')
+			copy[--len] = '\0';
+		sel = copy;
+		slash = strrchr(sel, '/');
 
 		if (!strncmp(sel, "/dev/nfb", 8)) {
 			/* /dev/nfb0, /dev/nfb/0, /dev/nfb/by-pci-slot/... */

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Option parsing (hwtel and nfb-pcie-telemetry), exit statuses, error paths. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <libhwtel/hwtel.h>
+
+#include "cli.h"
+#include "unit.h"
+
+static char errbuf[8192], outbuf[65536];
+
+/* parse a NULL-terminated argv; stderr/stdout of the parser into buffers */
+static int parse(struct hwtel_opts *o, const char *const *args)
+{
+	char *argv[32];
+	FILE *out = fmemopen(outbuf, sizeof(outbuf), "w");
+	FILE *err = fmemopen(errbuf, sizeof(errbuf), "w");
+	int argc = 0, ret;
+
+	memset(outbuf, 0, sizeof(outbuf));
+	memset(errbuf, 0, sizeof(errbuf));
+	while (args[argc])
+		argv[argc] = (char *)args[argc], argc++;
+	argv[argc] = NULL;
+	ret = hwtel_parse_args(argc, argv, o, out, err);
+	fclose(out);
+	fclose(err);
+	return ret;
+}
+
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+TEST(cli_defaults)
+{
+	struct hwtel_opts o;
+
+	CHECK_EQ(parse(&o, ARGS("hwtel", "pcie")), -1);
+	CHECK_EQ(o.cmd, CMD_PCIE);
+	CHECK_NEAR(o.interval, 1.0, 0);
+	CHECK(!o.watch && !o.clear && !o.json && !o.csv_sep && !o.prom_file);
+	CHECK(o.device == NULL);
+	CHECK_EQ(o.index, 0);
+	CHECK_EQ(parse(&o, ARGS("/usr/bin/hwtel", "ddr")), -1);
+	CHECK_EQ(o.cmd, CMD_DDR);
+	CHECK_EQ(parse(&o, ARGS("hwtel", "list")), -1);
+	CHECK_EQ(o.cmd, CMD_LIST);
+}
+
+TEST(cli_reference_command_lines_verbatim)
+{
+	struct hwtel_opts o;
+
+	/* the seed's command lines, under the reference tool's name */
+	CHECK_EQ(parse(&o, ARGS("nfb-pcie-telemetry")), -1);
+	CHECK(o.compat);
+	CHECK_EQ(o.cmd, CMD_PCIE);
+	CHECK_NEAR(o.interval, 1.0, 0);
+	CHECK_EQ(parse(&o, ARGS("/usr/local/bin/nfb-pcie-telemetry", "-d", "/dev/nfb0", "-i", "0",
+				"-t", "0.5", "-w", "-j")), -1);
+	CHECK_STR(o.device, "/dev/nfb0");
+	CHECK_NEAR(o.interval, 0.5, 0);
+	CHECK(o.watch && o.json);
+	CHECK_EQ(parse(&o, ARGS("nfb-pcie-telemetry", "--device", "/dev/nfb1", "--index", "2",
+				"--interval", "0", "--watch", "--json")), -1);
+	CHECK_STR(o.device, "/dev/nfb1");
+	CHECK_EQ(o.index, 2);
+	CHECK_NEAR(o.interval, 0, 0);
+	CHECK(o.interval_set);
+	CHECK_EQ(parse(&o, ARGS("nfb-pcie-telemetry", "-c")), -1);
+	CHECK(o.clear);
+	CHECK_EQ(parse(&o, ARGS("nfb-pcie-telemetry", "--clear")), -1);
+	CHECK(o.clear);
+	CHECK_EQ(parse(&o, ARGS("nfb-pcie-telemetry", "-t2", "-wj")), -1);
+	CHECK_NEAR(o.interval, 2, 0);
+	CHECK(o.watch && o.json);
+	CHECK_EQ(parse(&o, ARGS("nfb-pcie-telemetry", "--interval=3")), -1);
+	CHECK_NEAR(o.interval, 3, 0);
+	CHECK_EQ(parse(&o, ARGS("nfb-pcie-telemetry", "-h")), 0);
+	CHECK(strstr(outbuf, "usage: nfb-pcie-telemetry") != NULL);
+}
+
+TEST(cli_output_options)
+{
+	struct hwtel_opts o;
+
+	CHECK_EQ(parse(&o, ARGS("hwtel", "pcie", "-x", ";", "--prometheus", "/tmp/x.prom")), -1);
+	CHECK_STR(o.csv_sep, ";");
+	CHECK_STR(o.prom_file, "/tmp/x.prom");
+	CHECK_EQ(parse(&o, ARGS("hwtel", "pcie", "--prometheus", "/tmp/x.prom", "-q", "-w",
+				"-n", "3", "-t", "0.1")), -1);
+	CHECK(o.quiet && o.watch);
+	CHECK_EQ(o.count, 3);
+	CHECK_EQ(parse(&o, ARGS("hwtel", "ddr", "-e", "ddr_cam_read,ddr_refresh", "-d",
+				"mrvl_ddr_pmu_87e1c0000000")), -1);
+	CHECK_STR(o.events, "ddr_cam_read,ddr_refresh");
+	CHECK_EQ(parse(&o, ARGS("hwtel", "ddr", "-j", "--", "sleep", "1")), -1);
+	CHECK(o.command != NULL);
+	if (o.command) {
+		CHECK_STR(o.command[0], "sleep");
+		CHECK_STR(o.command[1], "1");
+		CHECK(o.command[2] == NULL);
+	}
+	CHECK_EQ(parse(&o, ARGS("hwtel", "pcie", "sleep", "1")), -1);
+	CHECK(o.command && !strcmp(o.command[0], "sleep"));
+}
+
+static void bad(const char *const *args, const char *msg)
+{
+	struct hwtel_opts o;
+
+	CHECK_EQ(parse(&o, args), HWTEL_EXIT_USAGE);
+	if (!strstr(errbuf, msg)) {
+		printf("#   stderr '%s' lacks '%s'\n", errbuf, msg);
+		unit_failed++;
+	}
+	CHECK(strstr(errbuf, "usage:") != NULL);
+	CHECK(outbuf[0] == '\0');	/* usage on stderr only */
+}
+
+TEST(cli_bad_options_exit_2)
+{
+	bad(ARGS("hwtel"), "usage:");
+	bad(ARGS("hwtel", "bogus"), "unknown command 'bogus'");
+	bad(ARGS("hwtel", "pcie", "-t", "-1"), "invalid value '-1'");
+	bad(ARGS("hwtel", "pcie", "-t", "abc"), "invalid value 'abc'");
+	bad(ARGS("hwtel", "pcie", "-t", "nan"), "invalid value 'nan'");
+	bad(ARGS("hwtel", "pcie", "-t", ""), "invalid value ''");
+	bad(ARGS("hwtel", "pcie", "-i", "x"), "-i/--index: invalid value 'x'");
+	bad(ARGS("hwtel", "pcie", "-i", "-3"), "invalid value '-3'");
+	bad(ARGS("hwtel", "pcie", "-z"), "unrecognized option '-z'");
+	bad(ARGS("hwtel", "pcie", "--bogus"), "unrecognized option '--bogus'");
+	bad(ARGS("hwtel", "pcie", "-t"), "needs an argument");
+	bad(ARGS("hwtel", "pcie", "-j", "-x", ","), "exclude each other");
+	bad(ARGS("hwtel", "pcie", "-e", "x"), "-e/--events is for 'ddr'");
+	bad(ARGS("hwtel", "pcie", "-n", "3"), "-n/--count needs -w");
+	bad(ARGS("hwtel", "pcie", "-w", "-n", "0"), "-n/--count: invalid value '0'");
+	bad(ARGS("hwtel", "pcie", "-q"), "-q needs --prometheus");
+	bad(ARGS("hwtel", "pcie", "-w", "--", "true"), "a COMMAND replaces");
+	bad(ARGS("hwtel", "ddr", "-c"), "no clear");
+	bad(ARGS("hwtel", "ddr", "-t", "0"), "no totals");
+	bad(ARGS("hwtel", "list", "-d", "x"), "'list' takes no options");
+	bad(ARGS("hwtel", "list", "extra"), "unrecognized arguments: extra");
+	bad(ARGS("nfb-pcie-telemetry", "extra"), "unrecognized arguments: extra");
+	bad(ARGS("nfb-pcie-telemetry", "--prometheus", ""), "empty file name");
+}
+
+TEST(cli_help_and_version)
+{
+	struct hwtel_opts o;
+
+	CHECK_EQ(parse(&o, ARGS("hwtel", "--help")), 0);
+	CHECK(strstr(outbuf, "usage: hwtel <command>") != NULL);
+	CHECK(errbuf[0] == '\0');
+	CHECK_EQ(parse(&o, ARGS("hwtel", "pcie", "-h")), 0);
+	CHECK_EQ(parse(&o, ARGS("hwtel", "-V")), 0);
+	CHECK(strstr(outbuf, "hwtel " HWTEL_VERSION) != NULL);
+}
+
+TEST(cli_exit_status_mapping)
+{
+	CHECK_EQ(hwtel_exit_status(0), HWTEL_EXIT_OK);
+	CHECK_EQ(hwtel_exit_status(-ENOENT), HWTEL_EXIT_NOPMU);
+	CHECK_EQ(hwtel_exit_status(-EACCES), HWTEL_EXIT_PERM);
+	CHECK_EQ(hwtel_exit_status(-EPERM), HWTEL_EXIT_PERM);
+	CHECK_EQ(hwtel_exit_status(-ENODEV), HWTEL_EXIT_VANISHED);
+	CHECK_EQ(hwtel_exit_status(-EIO), HWTEL_EXIT_FAIL);
+	/* all distinct */
+	CHECK(HWTEL_EXIT_USAGE != HWTEL_EXIT_NOPMU && HWTEL_EXIT_NOPMU != HWTEL_EXIT_PERM &&
+	      HWTEL_EXIT_PERM != HWTEL_EXIT_VANISHED && HWTEL_EXIT_VANISHED != HWTEL_EXIT_FAIL);
+}
+
+/* Run hwtel_main in a child with stdout/stderr captured. */
+static int run_main(const char *sysroot, const char *const *args)
+{
+	int pout[2], perr[2], st;
+	pid_t pid;
+	ssize_t n;
+
+	fflush(stdout);
+	if (pipe(pout) || pipe(perr))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char *argv[32];
+		int argc = 0;
+
+		dup2(pout[1], 1);
+		dup2(perr[1], 2);
+		close(pout[0]);
+		close(perr[0]);
+		while (args[argc])
+			argv[argc] = (char *)args[argc], argc++;
+		argv[argc] = NULL;
+		hwtel_set_sysfs_root(sysroot);
+		_exit(hwtel_main(argc, argv));
+	}
+	close(pout[1]);
+	close(perr[1]);
+	memset(outbuf, 0, sizeof(outbuf));
+	memset(errbuf, 0, sizeof(errbuf));
+	for (size_t off = 0; off < sizeof(outbuf) - 1; off += (size_t)n) {
+		n = read(pout[0], outbuf + off, sizeof(outbuf) - 1 - off);
+		if (n <= 0)
+			break;
+	}
+	for (size_t off = 0; off < sizeof(errbuf) - 1; off += (size_t)n) {
+		n = read(perr[0], errbuf + off, sizeof(errbuf) - 1 - off);
+		if (n <= 0)
+			break;
+	}
+	close(pout[0]);
+	close(perr[0]);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(cli_no_pmu_says_which_module)
+{
+	CHECK_EQ(run_main("fixtures/none", ARGS("hwtel", "pcie")), HWTEL_EXIT_NOPMU);
+	CHECK(strstr(errbuf, "modprobe ndk_pcie_tlm") != NULL);
+	CHECK_EQ(run_main("fixtures/none", ARGS("nfb-pcie-telemetry", "-t", "0")), HWTEL_EXIT_NOPMU);
+	CHECK(strstr(errbuf, "modprobe ndk_pcie_tlm") != NULL);
+	CHECK_EQ(run_main("fixtures/none", ARGS("hwtel", "ddr")), HWTEL_EXIT_NOPMU);
+	CHECK(strstr(errbuf, "modprobe marvell_cn10k_ddr_pmu") != NULL);
+	CHECK_EQ(run_main("fixtures/none", ARGS("hwtel", "list")), HWTEL_EXIT_NOPMU);
+	CHECK(strstr(errbuf, "modprobe ndk_pcie_tlm") != NULL);
+	CHECK(strstr(errbuf, "modprobe marvell_cn10k_ddr_pmu") != NULL);
+	CHECK_EQ(run_main("fixtures/sys", ARGS("hwtel", "ddr", "-d", "mrvl_ddr_pmu_1")), HWTEL_EXIT_NOPMU);
+	CHECK(strstr(errbuf, "no PMU mrvl_ddr_pmu_1") != NULL);
+	/* a PMU in sysfs but no control plane (the fixture has no driver) */
+	CHECK_EQ(run_main("fixtures/sys", ARGS("hwtel", "pcie", "-t", "0")), HWTEL_EXIT_NOPMU);
+	CHECK(strstr(errbuf, "generic netlink family ndk_pcie_tlm not found") != NULL);
+	CHECK_EQ(run_main("fixtures/sys", ARGS("hwtel", "pcie", "-z")), HWTEL_EXIT_USAGE);
+}
+
+TEST(cli_list_fixtures)
+{
+	CHECK_EQ(run_main("fixtures/sys", ARGS("hwtel", "list")), 0);
+	CHECK(strstr(outbuf, "ndk_pcie_tlm_3fff00000000  PCIe telemetry (NDK PCIE_TELEMETRY_MI), pcie_telemetry_mi 2.0, cpu 0\n") != NULL);
+	CHECK(strstr(outbuf, "  words                          kind=0x3,ep=?,bus=?        cycles a word moved on the bus (SRC_RDY and DST_RDY)\n") != NULL);
+	CHECK(strstr(outbuf, "mrvl_ddr_pmu_87e1c1000000  DDR controller (Marvell DSS), cn10k, cpu 1\n") != NULL);
+	CHECK(strstr(outbuf, "  ddr_dif_rd_data_access         event=0x09                 DFI cycles carrying read data\n") != NULL);
+	CHECK(strstr(outbuf, "hwtel_fmt_test") == NULL);
+}

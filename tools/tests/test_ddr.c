@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/* DDR report: metric math, exact vs scaled values, text/JSON/CSV/Prometheus. */
+#include <math.h>
+#include <stdlib.h>
+
+#include <libhwtel/hwtel.h>
+
+#include "unit.h"
+
+static void ev(struct hwtel_ddr_data *d, const char *name, unsigned int g, uint64_t v,
+	       uint64_t en, uint64_t run)
+{
+	struct hwtel_ddr_event *e = &d->events[d->nevents++];
+
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	e->group = g;
+	e->value = v;
+	e->enabled = en;
+	e->running = run;
+}
+
+/* 1 s; group 0 exact, group 1 counted half the time (values scaled x2) */
+static void ddr_sample(struct hwtel_ddr_data *d)
+{
+	const uint64_t s = 1000000000ull;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->pmu, sizeof(d->pmu), "mrvl_ddr_pmu_87e1c0000000");
+	snprintf(d->identifier, sizeof(d->identifier), "odyssey");
+	d->reads = 200000000;
+	d->writes = 100000000;
+	d->fixed_enabled = s;
+	d->fixed_running = s;
+	d->ngroups = 2;
+	ev(d, "ddr_hif_rd_or_wr_access", 0, 300000000, s, s);
+	ev(d, "ddr_hif_rd_access", 0, 200000000, s, s);
+	ev(d, "ddr_hif_wr_access", 0, 90000000, s, s);
+	ev(d, "ddr_hif_rmw_access", 0, 10000000, s, s);
+	ev(d, "ddr_dfi_rd_data_access", 0, 400000000, s, s);
+	ev(d, "ddr_dfi_wr_data_access", 0, 200000000, s, s);
+	ev(d, "ddr_rdwr_transitions", 0, 3000000, s, s);
+	ev(d, "ddr_raw_hazard", 0, 30000, s, s);
+	ev(d, "ddr_war_hazard", 1, 15000, s, s / 2);
+	ev(d, "ddr_waw_hazard", 1, 0, s, s / 2);
+	ev(d, "ddr_dfi_cycles", 1, 400000000, s, s / 2);
+	ev(d, "ddr_refresh", 1, 4000, s, s / 2);
+	ev(d, "ddr_enter_selfref", 1, 1, s, s / 2);
+	ev(d, "ddr_rd_crc_error", 1, 0, s, 0);	/* never scheduled */
+}
+
+static char *render(int (*fn)(FILE *, const struct hwtel_ddr_data *, double),
+		    const struct hwtel_ddr_data *d, double s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK_EQ(fn(f, d, s), 0);
+	fclose(f);
+	return buf;
+}
+
+TEST(ddr_values_exact_and_scaled)
+{
+	struct hwtel_ddr_data *d = malloc(sizeof(*d));
+	double v;
+	bool exact;
+
+	ddr_sample(d);
+	CHECK(hwtel_ddr_value(d, "ddr_hif_rd_access", &v, &exact));
+	CHECK_NEAR(v, 200000000, 0);
+	CHECK(exact);
+	CHECK(hwtel_ddr_value(d, "ddr_war_hazard", &v, &exact));
+	CHECK_NEAR(v, 30000, 0);	/* 15000 x enabled/running = x2 */
+	CHECK(!exact);
+	CHECK(!hwtel_ddr_value(d, "ddr_rd_crc_error", &v, &exact));	/* running 0 */
+	CHECK(isnan(v));
+	CHECK(!hwtel_ddr_value(d, "ddr_zqcl", &v, &exact));		/* not counted */
+	/* the CN10K spelling answers for the Odyssey name */
+	snprintf(d->events[4].name, sizeof(d->events[4].name), "ddr_dif_rd_data_access");
+	CHECK(hwtel_ddr_value(d, "ddr_dfi_rd_data_access", &v, &exact));
+	CHECK_NEAR(v, 400000000, 0);
+	free(d);
+}
+
+TEST(ddr_diff)
+{
+	struct hwtel_ddr_data *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+
+	ddr_sample(a);
+	ddr_sample(b);
+	b->reads += 1000;
+	b->writes += 24;
+	b->fixed_enabled += 5;
+	b->events[2].value += 7;
+	b->events[9].running += 3;
+	hwtel_ddr_diff(b, a, b);
+	CHECK_U64(b->reads, 1000);
+	CHECK_U64(b->writes, 24);
+	CHECK_U64(b->fixed_enabled, 5);
+	CHECK_U64(b->events[2].value, 7);
+	CHECK_U64(b->events[9].running, 3);
+	CHECK_U64(b->events[0].value, 0);
+	free(a);
+	free(b);
+}
+
+TEST(ddr_text_report)
+{
+	struct hwtel_ddr_data *d = malloc(sizeof(*d));
+	char *out;
+
+	ddr_sample(d);
+	out = render(hwtel_ddr_format_text, d, 1.0);
+	/* bandwidth = bursts x 64 B / s, exact */
+	CHECK(strstr(out, "  read                            12.800 GB/s        200000000  reads, 12800000000 bytes\n") != NULL);
+	CHECK(strstr(out, "  write                            6.400 GB/s        100000000  writes, 6400000000 bytes\n") != NULL);
+	CHECK(strstr(out, "  total                           19.200 GB/s        300000000") != NULL);
+	/* HIF split and efficiency: (200+90) / (400+200) */
+	CHECK(strstr(out, "66.67 % of accesses") != NULL);
+	CHECK(strstr(out, "  HIF-to-DFI efficiency               48.33 %") != NULL);
+	CHECK(strstr(out, "  DFI data bus busy                   75.00 %") != NULL);	/* 600M / 800M scaled */
+	/* hazards per 1000 accesses; scaled ones marked */
+	CHECK(strstr(out, "0.100 per 1000 accesses") != NULL);	/* RAW 30000 / 300M */
+	CHECK(strstr(out, "~30000") != NULL);
+	CHECK(strstr(out, "not counted") != NULL);
+	CHECK(strstr(out, "~ estimate:") != NULL);
+	unit_golden(out, "golden/ddr-odyssey.txt", true);
+	free(out);
+	/* all exact: no estimate note */
+	d->nevents = 8;
+	out = render(hwtel_ddr_format_text, d, 1.0);
+	CHECK(strstr(out, "~") == NULL);
+	free(out);
+	free(d);
+}
+
+static int json1(FILE *f, const struct hwtel_ddr_data *d, double s)
+{
+	return hwtel_ddr_format_json(f, d, 1, s);
+}
+
+TEST(ddr_json_schema)
+{
+	struct hwtel_ddr_data *d = malloc(sizeof(*d));
+	char *out, *txt;
+	FILE *f;
+
+	ddr_sample(d);
+	out = render(json1, d, 1.0);
+	txt = render(hwtel_ddr_format_text, d, 1.0);
+	CHECK(strstr(out, "\"read_bytes\": 12800000000,") != NULL);
+	CHECK(strstr(out, "\"exact\": false,") != NULL);
+	f = fopen("/tmp/hwtel-unit-ddr.json", "w");
+	fputs(out, f);
+	fclose(f);
+	f = fopen("/tmp/hwtel-unit-ddr.txt", "w");
+	fputs(txt, f);
+	fclose(f);
+	CHECK_EQ(system("python3 check_json.py ddr /tmp/hwtel-unit-ddr.json /tmp/hwtel-unit-ddr.txt"), 0);
+	remove("/tmp/hwtel-unit-ddr.json");
+	remove("/tmp/hwtel-unit-ddr.txt");
+	unit_golden(out, "golden/ddr.json", true);
+	free(out);
+	free(txt);
+	free(d);
+}
+
+static int csv(FILE *f, const struct hwtel_ddr_data *d, double s)
+{
+	return hwtel_ddr_format_csv(f, d, s, ",");
+}
+
+static int prom(FILE *f, const struct hwtel_ddr_data *d, double s)
+{
+	return hwtel_ddr_format_prom(f, d, d, 1, s);
+}
+
+TEST(ddr_csv_and_prometheus)
+{
+	struct hwtel_ddr_data *d = malloc(sizeof(*d));
+	char *out;
+
+	ddr_sample(d);
+	out = render(csv, d, 1.0);
+	CHECK(strstr(out, "200000000,bursts,mrvl_ddr_pmu_87e1c0000000/ddr_ddr_reads/,1000000000,100.00\n") != NULL);
+	CHECK(strstr(out, "30000,,mrvl_ddr_pmu_87e1c0000000/ddr_war_hazard/,500000000,50.00\n") != NULL);
+	CHECK(strstr(out, "<not counted>,,mrvl_ddr_pmu_87e1c0000000/ddr_rd_crc_error/,0,0.00\n") != NULL);
+	free(out);
+	out = render(prom, d, 1.0);
+	CHECK(strstr(out, "hwtel_ddr_bytes_total{pmu=\"mrvl_ddr_pmu_87e1c0000000\",direction=\"read\"} 12800000000\n") != NULL);
+	CHECK(strstr(out, "hwtel_ddr_events_total{pmu=\"mrvl_ddr_pmu_87e1c0000000\",event=\"ddr_war_hazard\"} 30000\n") != NULL);
+	CHECK(strstr(out, "hwtel_ddr_event_running_ratio{pmu=\"mrvl_ddr_pmu_87e1c0000000\",event=\"ddr_war_hazard\"} 0.500000\n") != NULL);
+	CHECK(strstr(out, "hwtel_ddr_bandwidth_bytes_per_second{pmu=\"mrvl_ddr_pmu_87e1c0000000\",direction=\"write\"} 6.4e+09\n") != NULL);
+	CHECK(strstr(out, "ddr_rd_crc_error\"} ") == NULL || strstr(out, "running_ratio{pmu=\"mrvl_ddr_pmu_87e1c0000000\",event=\"ddr_rd_crc_error\"}") != NULL);
+	free(out);
+	free(d);
+}
+
+TEST(ddr_event_descriptions)
+{
+	CHECK_STR(hwtel_ddr_event_desc("ddr_cam_wr_access"), "ZQCS (short ZQ calibration) commands (upstream name kept)");
+	CHECK_STR(hwtel_ddr_event_desc("ddr_dif_wr_data_access"), "DFI cycles carrying write data");
+	CHECK(hwtel_ddr_event_desc("ddr_nope") == NULL);
+	CHECK(hwtel_pcie_event_desc("region") != NULL);
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysfs format/ and events/ parsing into perf_event_attr, PMU discovery and
+ * -d resolution, against the fixture trees in fixtures/sys.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <libhwtel/hwtel.h>
+
+#include "unit.h"
+
+#define FIX "fixtures/sys"
+#define PCIE0 "ndk_pcie_tlm_3fff00000000"
+#define PCIE1 "ndk_pcie_tlm_3fff00100000"
+
+TEST(format_parse_ranges)
+{
+	struct hwtel_format f;
+
+	CHECK_EQ(hwtel_format_parse("kind", "config:0-7", &f), 0);
+	CHECK_EQ(f.word, 0);
+	CHECK_EQ(f.nbits, 8);
+	CHECK_EQ(f.bits[0], 0);
+	CHECK_EQ(f.bits[7], 7);
+	CHECK_EQ(hwtel_format_parse("idx", "config:32-47\n", &f), 0);
+	CHECK_EQ(f.nbits, 16);
+	CHECK_EQ(f.bits[0], 32);
+	CHECK_EQ(hwtel_format_parse("s", "config1:0-3,8-11", &f), 0);
+	CHECK_EQ(f.word, 1);
+	CHECK_EQ(f.nbits, 8);
+	CHECK_EQ(f.bits[4], 8);
+	CHECK_EQ(hwtel_format_parse("t", "config2:63", &f), 0);
+	CHECK_EQ(f.word, 2);
+	CHECK_EQ(f.nbits, 1);
+	CHECK_EQ(f.bits[0], 63);
+	CHECK_EQ(hwtel_format_parse("e", "config:0-8", &f), 0);
+	CHECK_EQ(f.nbits, 9);
+}
+
+TEST(format_parse_rejects)
+{
+	struct hwtel_format f;
+
+	CHECK_EQ(hwtel_format_parse("x", "config:7-3", &f), -EINVAL);
+	CHECK_EQ(hwtel_format_parse("x", "config:64", &f), -EINVAL);
+	CHECK_EQ(hwtel_format_parse("x", "config:60-64", &f), -EINVAL);
+	CHECK_EQ(hwtel_format_parse("x", "foo:1", &f), -EINVAL);
+	CHECK_EQ(hwtel_format_parse("x", "config:", &f), -EINVAL);
+	CHECK_EQ(hwtel_format_parse("x", "config:1-", &f), -EINVAL);
+	CHECK_EQ(hwtel_format_parse("x", "config:1,1", &f), -EINVAL);
+	CHECK_EQ(hwtel_format_parse("x", "config:1x", &f), -EINVAL);
+	CHECK(strstr(hwtel_last_error(), "trailing") != NULL);
+}
+
+TEST(pmu_load_fixture)
+{
+	struct hwtel_pmu p;
+
+	hwtel_set_sysfs_root(FIX);
+	CHECK_EQ(hwtel_pmu_load(PCIE0, &p), 0);
+	CHECK_EQ(p.type, 42);
+	CHECK_EQ(p.cpu, 0);
+	CHECK_EQ(p.nformats, 4);
+	CHECK_STR(p.formats[0].name, "bus");
+	CHECK_STR(p.formats[3].name, "kind");
+	CHECK_EQ(hwtel_pmu_load("hwtel_fmt_test", &p), 0);
+	CHECK_EQ(p.cpu, 2);	/* first CPU of "2-3" */
+	CHECK_EQ(hwtel_pmu_load("no_such_pmu", &p), -ENOENT);
+	CHECK(strstr(hwtel_last_error(), "no PMU no_such_pmu") != NULL);
+	CHECK_EQ(hwtel_pmu_load("../x", &p), -EINVAL);
+	hwtel_set_sysfs_root(NULL);
+}
+
+TEST(event_attr_pcie_terms)
+{
+	struct perf_event_attr a;
+	struct hwtel_pmu p;
+
+	hwtel_set_sysfs_root(FIX);
+	CHECK_EQ(hwtel_pmu_load(PCIE0, &p), 0);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "words,ep=0,bus=1", &a), 0);
+	CHECK_EQ(a.type, 42);
+	CHECK_EQ(a.size, sizeof(a));
+	CHECK_U64(a.config, 0x3 | (1ull << 16));
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "region,ep=2,bus=3,idx=1", &a), 0);
+	CHECK_U64(a.config, 0x9 | (2ull << 8) | (3ull << 16) | (1ull << 32));
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "pcie_cycles,ep=0xf", &a), 0);
+	CHECK_U64(a.config, 0x1 | (0xfull << 8));
+	/* plain terms, no event name */
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "kind=0xd,idx=17", &a), 0);
+	CHECK_U64(a.config, 0xd | (17ull << 32));
+	/* a user term overrides the event's own */
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "words,ep=0,bus=0,kind=4", &a), 0);
+	CHECK_U64(a.config, 0x4);
+	/* the maximum of every field */
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "kind=255,ep=255,bus=65535,idx=65535", &a), 0);
+	CHECK_U64(a.config, 0xffffffffffffull);
+	hwtel_set_sysfs_root(NULL);
+}
+
+TEST(event_attr_pcie_rejects)
+{
+	struct perf_event_attr a;
+	struct hwtel_pmu p;
+
+	hwtel_set_sysfs_root(FIX);
+	CHECK_EQ(hwtel_pmu_load(PCIE0, &p), 0);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "words,ep=0", &a), -EINVAL);
+	CHECK(strstr(hwtel_last_error(), "needs bus=<value>") != NULL);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "words,ep=256,bus=0", &a), -EINVAL);
+	CHECK(strstr(hwtel_last_error(), "does not fit") != NULL);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "words,ep=0,bus=0,foo=1", &a), -EINVAL);
+	CHECK(strstr(hwtel_last_error(), "no format field 'foo'") != NULL);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "nope", &a), -EINVAL);
+	CHECK(strstr(hwtel_last_error(), "no event 'nope'") != NULL);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "words,ep=x,bus=0", &a), -EINVAL);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "words,ep=-1,bus=0", &a), -EINVAL);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "words,,ep=0,bus=0", &a), 0);	/* empty token skipped by strtok */
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "../../type", &a), -EINVAL);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "kind=0x1ff", &a), -EINVAL);
+	hwtel_set_sysfs_root(NULL);
+}
+
+TEST(event_attr_split_and_config_words)
+{
+	struct perf_event_attr a;
+	struct hwtel_pmu p;
+
+	hwtel_set_sysfs_root(FIX);
+	CHECK_EQ(hwtel_pmu_load("hwtel_fmt_test", &p), 0);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "both,c1=5", &a), 0);
+	CHECK_U64(a.config, 0xf0f);	/* 0xff spread over bits 0-3 and 8-11 */
+	CHECK_U64(a.config1, 5);
+	CHECK_U64(a.config2, 0);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "flagged", &a), 0);
+	CHECK_U64(a.config, 0x11);	/* split=1, bare "flag" = 1 */
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "top=1", &a), 0);
+	CHECK_U64(a.config2, 1ull << 63);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "split=0x100", &a), -EINVAL);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "both", &a), -EINVAL);	/* c1=? unset */
+	hwtel_set_sysfs_root(NULL);
+}
+
+TEST(event_attr_ddr)
+{
+	struct perf_event_attr a;
+	struct hwtel_pmu p;
+
+	hwtel_set_sysfs_root(FIX);
+	CHECK_EQ(hwtel_pmu_load("mrvl_ddr_pmu_87e1c0000000", &p), 0);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "ddr_cam_read", &a), 0);
+	CHECK_U64(a.config, 0x10);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "ddr_ddr_reads", &a), 0);
+	CHECK_U64(a.config, 101);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "event=0x1ff", &a), 0);
+	CHECK_EQ(hwtel_pmu_event_attr(&p, "event=0x200", &a), -EINVAL);
+	hwtel_set_sysfs_root(NULL);
+}
+
+TEST(pmu_list_sorted_by_base)
+{
+	char (*names)[HWTEL_NAME_MAX] = NULL;
+	int n;
+
+	hwtel_set_sysfs_root(FIX);
+	n = hwtel_pmu_list("ndk_pcie_tlm_", &names);
+	CHECK_EQ(n, 2);
+	if (n == 2) {
+		CHECK_STR(names[0], PCIE0);
+		CHECK_STR(names[1], PCIE1);
+	}
+	free(names);
+	n = hwtel_pmu_list("mrvl_ddr_pmu_", &names);
+	CHECK_EQ(n, 2);
+	free(names);
+	hwtel_set_sysfs_root("fixtures/empty-sys-does-not-exist");
+	n = hwtel_pmu_list("x", &names);
+	CHECK_EQ(n, 0);
+	free(names);
+	hwtel_set_sysfs_root(NULL);
+}
+
+int hwtel_resolve_device(const char *prefix, const char *module, const char *device,
+			 unsigned int index, char *name, size_t size);
+
+static const char *resolve(const char *dev, unsigned int idx, int *ret)
+{
+	static char name[HWTEL_NAME_MAX];
+
+	name[0] = '\0';
+	*ret = hwtel_resolve_device("ndk_pcie_tlm_", "ndk_pcie_tlm", dev, idx, name, sizeof(name));
+	return name;
+}
+
+TEST(device_resolution)
+{
+	int ret;
+
+	hwtel_set_sysfs_root(FIX);
+	CHECK_STR(resolve(NULL, 0, &ret), PCIE0);
+	CHECK_EQ(ret, 0);
+	CHECK_STR(resolve("", 1, &ret), PCIE1);
+	CHECK_STR(resolve(PCIE1, 0, &ret), PCIE1);
+	CHECK_STR(resolve("/sys/bus/event_source/devices/" PCIE1, 0, &ret), PCIE1);
+	CHECK_STR(resolve("/sys/bus/event_source/devices/" PCIE1 "/", 0, &ret), PCIE1);
+	CHECK_STR(resolve("0x3fff00100000", 0, &ret), PCIE1);
+	CHECK_STR(resolve("1", 0, &ret), PCIE1);
+	CHECK_STR(resolve("/dev/nfb1", 0, &ret), PCIE1);
+	CHECK_STR(resolve("/dev/nfb/0", 7, &ret), PCIE0);
+	resolve(NULL, 2, &ret);
+	CHECK_EQ(ret, -ENOENT);
+	CHECK(strstr(hwtel_last_error(), "instance 2 does not exist: 2 ndk_pcie_tlm_* PMU(s) found") != NULL);
+	resolve("ndk_pcie_tlm_dead", 0, &ret);
+	CHECK_EQ(ret, -ENOENT);
+	CHECK(strstr(hwtel_last_error(), "modprobe ndk_pcie_tlm") != NULL);
+	resolve("0x1234", 0, &ret);
+	CHECK_EQ(ret, -ENOENT);
+	resolve("/dev/nfb", 0, &ret);
+	CHECK_EQ(ret, -EINVAL);
+	hwtel_set_sysfs_root("fixtures/none");
+	resolve(NULL, 0, &ret);
+	CHECK(ret == -ENOENT);
+	hwtel_set_sysfs_root(NULL);
+}
+
+TEST(pcie_layout_from_caps)
+{
+	struct hwtel_pcie *h = NULL;
+	const struct hwtel_pcie_config *c;
+
+	hwtel_set_sysfs_root(FIX);
+	CHECK_EQ(hwtel_pcie_open(NULL, 0, HWTEL_OPEN_NO_PERF | HWTEL_OPEN_NO_NETLINK, &h), 0);
+	if (h) {
+		c = hwtel_pcie_config(h);
+		CHECK_STR(hwtel_pcie_name(h), PCIE0);
+		CHECK_EQ(c->pcie_endpoints, 1);
+		CHECK_EQ(c->counters_per_ep, 52);
+		CHECK_EQ(c->regions[HWTEL_BUS_UP], 2);
+		CHECK_EQ(c->region_bytes[HWTEL_BUS_RQ], 32);
+		CHECK_EQ(c->brake_channels, 14);
+		hwtel_pcie_close(h);
+	}
+	h = NULL;
+	CHECK_EQ(hwtel_pcie_open("1", 0, HWTEL_OPEN_NO_PERF | HWTEL_OPEN_NO_NETLINK, &h), 0);
+	if (h) {
+		c = hwtel_pcie_config(h);
+		CHECK_EQ(c->pcie_endpoints, 2);
+		CHECK_EQ(c->dma_ports, 2);
+		CHECK_EQ(c->regions[HWTEL_BUS_DOWN], 3);
+		hwtel_pcie_close(h);
+	}
+	hwtel_set_sysfs_root(NULL);
+}
+
+TEST(write_atomic)
+{
+	char dir[] = "/tmp/hwtel-unit-XXXXXX", path[64], *back;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/m.prom", dir);
+	CHECK_EQ(hwtel_write_atomic(path, "a 1\n", 4), 0);
+	CHECK_EQ(hwtel_write_atomic(path, "b 2\n", 4), 0);
+	back = unit_slurp(path, NULL);
+	CHECK_STR(back, "b 2\n");
+	free(back);
+	unlink(path);
+	CHECK_EQ(rmdir(dir), 0);	/* no temp file left behind */
+	CHECK_EQ(hwtel_write_atomic("/nonexistent-dir/x.prom", "x", 1), -ENOENT);
+}
