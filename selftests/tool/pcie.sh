@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# hwtel pcie on the PCIE_TELEMETRY_MI model (ndk_pcie_tlm):
+# the seed-example traffic measured over 1 s, exact totals after a clear,
+# JSON against the text, the reference tool's command lines, watch mode,
+# the LOST DELTAS / READ-OUT OVERRUN warnings and a larger layout.
+
+. "$(dirname "$0")/tool_lib.sh"
+tool_need_modules 20 hwtel_sim_pcie ndk_pcie_tlm
+tap_plan 20
+
+# --- 1-3: -t 1 on the seed profile -------------------------------------
+pcie_up profile=seed || { tap_fail "load model (seed) and driver"; tap_done; }
+"$HW" pcie -t 1 > "$T/seed.txt" 2> "$T/seed.err"
+tap_eq "hwtel pcie -t 1 exits 0 on the seed profile" "0" "$?"
+# Every share of the report is a ratio of counts from one snapshot, so it
+# must print exactly as in the seed. Gbps, Mpps and the clocks divide by the
+# wall time the tool measured between its two group reads; the model counts
+# with ktime at register access. The two instants differ by the latency of
+# one group read (under TCG a few ms at most), and counts move in
+# DRAIN_PERIOD steps (4096 cycles = 10 us): 1 % of a 1 s interval bounds both.
+tool_py "shares equal the seed's example byte for byte (rates aside)" '
+import sys
+got = open(sys.argv[1]).read().splitlines()
+want = open(sys.argv[2]).read().splitlines()
+assert len(got) == len(want), f"{len(got)} lines, seed has {len(want)}"
+for g, w in zip(got, want):
+    if w.startswith("Measured over") or w.startswith("  PCIe clock"):
+        continue
+    if w.startswith(("PTC -> ", "PCIe -> ", "DMA0 -> ")):
+        gc, wc = g.split("  "), w.split("  ")
+        gc = [c.strip() for c in gc if c.strip()]
+        wc = [c.strip() for c in wc if c.strip()]
+        assert gc[:6] + gc[8:] == wc[:6] + wc[8:], f"{gc} != {wc}"
+        continue
+    assert g == w, f"got {g!r}\nwant {w!r}"
+' "$T/seed.txt" "$SEED_GOLDEN"
+tool_py "interval, clocks, Gbps and Mpps within 1 % of the seed" '
+import sys, re
+got = open(sys.argv[1]).read()
+want = open(sys.argv[2]).read()
+s = float(re.search(r"Measured over (\S+) s", got).group(1))
+assert 1.0 <= s <= 1.05, f"interval {s}"
+p, d = map(float, re.search(r"PCIe clock (\S+) MHz, DMA clock (\S+) MHz", got).groups())
+assert abs(p - 400) <= 4 and abs(d - 200) <= 2, (p, d)
+def rates(t):
+    out = []
+    for l in t.splitlines():
+        if l.startswith(("PTC -> ", "PCIe -> ", "DMA0 -> ")):
+            c = [x.strip() for x in l.split("  ") if x.strip()]
+            out.append((float(c[6]), float(c[7])))
+    return out
+for (g1, g2), (w1, w2) in zip(rates(got), rates(want)):
+    assert abs(g1 - w1) <= 0.01 * w1 and abs(g2 - w2) <= 0.01 * w2, ((g1, g2), (w1, w2))
+' "$T/seed.txt" "$SEED_GOLDEN"
+
+# --- 4-5: JSON of a live interval ----------------------------------------
+"$HW" pcie -t 0.5 -j > "$T/seed.json"
+tap_eq "hwtel pcie -j exits 0" "0" "$?"
+tap_check "-j parses and follows the schema" python3 "$CHECK_JSON" pcie "$T/seed.json"
+
+# --- 6-9: exact totals and clearing (idle profile: nothing moves) --------
+pcie_up profile=idle || { tap_fail "load model (idle) and driver"; tap_done; }
+echo "words,ep=0,bus=0 999" > "$PCIE_DBG/inject"
+"$HW" pcie -c > "$T/clear.txt"
+tap_eq "hwtel pcie -c prints the reference tool's line" "Counters cleared." "$(cat "$T/clear.txt")"
+"$HW" pcie -t 0 -j > "$T/zero.json"
+tool_py "-c clears: every total is 0 afterwards" '
+import json, sys
+d = json.load(open(sys.argv[1]))["data"]
+for ep in d["endpoints"]:
+    vals = [ep["pcie_cycles"], ep["dma_cycles"]] + ep["brakes"] + sum(ep["hists"], [])
+    for b in ep["buses"].values():
+        vals += [b[k] for k in ("words", "backpressure", "transactions", "mvb",
+                                "mvb_backpressure", "items")] + b["regions"]
+    assert not any(vals), vals
+' "$T/zero.json"
+inj=(
+	"pcie_cycles,ep=0 4000000" "dma_cycles,ep=0 2000000"
+	"words,ep=0,bus=0 1000" "stall,ep=0,bus=2 77" "frames,ep=0,bus=1 5"
+	"mvb_items,ep=0,bus=2 9" "mvb_stall,ep=0,bus=3 3" "items,ep=0,bus=0 800"
+	"region,ep=0,bus=3,idx=1 12" "brake,ep=0,idx=4 9" "tags_band,ep=0,idx=2 33"
+	"stfifo_band,ep=0,idx=3 44"
+)
+for i in "${inj[@]}"; do
+	echo "$i" > "$PCIE_DBG/inject"
+done
+"$HW" pcie -t 0 -j > "$T/tot.json"
+tool_py "-t 0 after -c gives exactly the injected totals" '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["seconds"] is None
+ep = doc["data"]["endpoints"][0]
+b = ep["buses"]
+want = {
+    "pcie": (ep["pcie_cycles"], 4000000), "dma": (ep["dma_cycles"], 2000000),
+    "rq words": (b["PTC -> PCIe (RQ)"]["words"], 1000),
+    "up stall": (b["DMA0 -> PTC (UP)"]["backpressure"], 77),
+    "rc frames": (b["PCIe -> PTC (RC)"]["transactions"], 5),
+    "up mvb": (b["DMA0 -> PTC (UP)"]["mvb"], 9),
+    "down mvb stall": (b["PTC -> DMA0 (DOWN)"]["mvb_backpressure"], 3),
+    "rq items": (b["PTC -> PCIe (RQ)"]["items"], 800),
+    "down region 1": (b["PTC -> DMA0 (DOWN)"]["regions"][1], 12),
+    "brake 4": (ep["brakes"][4], 9),
+    "tags band 2": (ep["hists"][0][2], 33),
+    "stfifo band 3": (ep["hists"][1][3], 44),
+}
+bad = {k: v for k, v in want.items() if v[0] != v[1]}
+assert not bad, bad
+total = ep["pcie_cycles"] + ep["dma_cycles"] + sum(ep["brakes"]) + sum(map(sum, ep["hists"]))
+for x in b.values():
+    total += sum(x[k] for k in ("words", "backpressure", "transactions", "mvb",
+                                "mvb_backpressure", "items")) + sum(x["regions"])
+assert total == sum(v for _, v in want.values()), f"other counters moved: {total}"
+' "$T/tot.json"
+"$HW" pcie -t 0 > "$T/tot.txt"
+tap_check "-j matches the text report (same totals)" python3 "$CHECK_JSON" pcie "$T/tot.json" "$T/tot.txt"
+
+# --- 10: the reference tool's command lines ------------------------------
+"$NFB" -t 0 -d /dev/nfb0 -i 0 > "$T/nfb.txt" 2>&1
+tap_eq "nfb-pcie-telemetry -t 0 -d /dev/nfb0 -i 0 prints what hwtel pcie -t 0 does" \
+	"$(cat "$T/tot.txt")" "$(cat "$T/nfb.txt")"
+
+# --- 11-13: watch mode ---------------------------------------------------
+pcie_up profile=seed || { tap_fail "reload model (seed)"; tap_done; }
+"$HW" pcie -w -t 0.5 > "$T/watch.txt" 2> "$T/watch.err" &
+pid=$!
+fds1= fds3=
+if wait_for "$T/watch.txt" '^Measured over' 1 30; then
+	fds1=$(ls -l /proc/$pid/fd 2>/dev/null | grep -c 'perf_event')
+fi
+wait_for "$T/watch.txt" '^Measured over' 3 30
+fds3=$(ls -l /proc/$pid/fd 2>/dev/null | grep -c 'perf_event')
+kill -INT $pid
+wait $pid
+rc=$?
+tap_eq "watch exits 0 on SIGINT" "0" "$rc"
+n=$(grep -c '^Measured over' "$T/watch.txt")
+tap_check "watch printed 3 or more complete intervals ($n)" test "$n" -ge 3 -a \
+	"$(grep -c '^PTC storage FIFO words' "$T/watch.txt")" -ge 3
+# 52 counters of the seed layout, opened once: same descriptors every interval
+tap_eq "watch reuses its 52 open events (perf fds at interval 1 and 3)" "52 52" "$fds1 $fds3"
+
+# --- 14-18: flags -------------------------------------------------------
+pcie_up profile=idle || { tap_fail "reload model (idle)"; tap_done; }
+"$HW" pcie -- sh -c "echo lost_delta > $PCIE_DBG/flags" > "$T/f1.txt" 2>&1
+tap_check "a LOST DELTA during the interval shows its warning at the top" \
+	grep -qx '  !! LOST DELTAS - the counters are not exact' "$T/f1.txt"
+"$HW" pcie -- sh -c "echo readout_overrun > $PCIE_DBG/flags" > "$T/f2.txt" 2>&1
+tool_py "a READ-OUT OVERRUN shows its own warning only, before the endpoints" '
+import sys
+t = open(sys.argv[1]).read()
+w = "  !! READ-OUT OVERRUN - the counters are not exact\n"
+assert w in t and "LOST DELTAS" not in t, t[:400]
+assert t.index(w) < t.index("PCIe endpoint 0"), "warning not at the top"
+' "$T/f2.txt"
+echo lost_delta > "$PCIE_DBG/flags"
+"$HW" pcie -t 0.2 > "$T/f3.txt" 2>&1
+tap_check "a flag set before the interval is cleared, no warning" \
+	sh -c "! grep -q '!!' '$T/f3.txt'"
+echo lost_delta > "$PCIE_DBG/flags"
+"$HW" pcie -t 0 > "$T/f4.txt" 2>&1
+tap_check "-t 0 shows a flag set since the last clear" grep -q '!! LOST DELTAS' "$T/f4.txt"
+"$HW" pcie -c > /dev/null && "$HW" pcie -t 0 > "$T/f5.txt" 2>&1
+tap_check "-c clears the flags" sh -c "! grep -q '!!' '$T/f5.txt'"
+
+# --- 19-20: another layout (2 endpoints, 2 DMA ports, 33-bit counters) ---
+pcie_up profile=seed endpoints=2 dma_ports=2 regions_up=4 regions_down=3 cnt_width=33 ||
+	{ tap_fail "load model (2/2/4)"; tap_done; }
+"$HW" pcie -t 0.3 > "$T/l.txt" 2>&1
+tool_py "a 2-endpoint, 2-port layout reports every endpoint and bus" '
+import sys
+t = open(sys.argv[1]).read()
+for s in ("PCIe telemetry - 2 endpoint(s), 2 DMA port(s) per endpoint", "PCIe endpoint 1",
+          "DMA1 -> PTC (UP)", "PTC -> DMA1 (DOWN)"):
+    assert s in t, s
+' "$T/l.txt"
+"$HW" pcie -t 0.3 -j > "$T/l.json"
+tap_check "its JSON follows the schema" python3 "$CHECK_JSON" pcie "$T/l.json"
+
+tap_done

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers of the hwtel tool selftests (sourced, not run).
+#
+#   tool_need_modules PLAN MOD...   SKIP the whole program (honestly) when
+#                                   a module of this tree is not built
+#   pcie_up [MODEL PARAMS...]       load hwtel_sim_pcie + ndk_pcie_tlm
+#   pcie_down                       unload both
+#   ddr_up VARIANT                  load hwtel_sim_ddr + marvell_cn10k_ddr_pmu
+#   ddr_down                        unload both
+#   tool_py "desc" SCRIPT ARGS...   run a python3 check, tap_ok/tap_fail
+
+. "$(dirname "$0")/../lib.sh"
+tap_require_lab
+
+HW=$HWTEL_BUILD/tools/hwtel
+NFB=$HWTEL_BUILD/tools/nfb-pcie-telemetry
+CHECK_JSON=$HWTEL_SRC/tools/tests/check_json.py
+SEED_GOLDEN=$HWTEL_SRC/tools/tests/golden/seed-pcie.txt
+SIMDBG=/sys/kernel/debug/hwtel-sim
+PCIE_PMU=ndk_pcie_tlm_3fff00000000
+PCIE_DBG=$SIMDBG/$PCIE_PMU
+T=$(mktemp -d)
+
+tool_cleanup()
+{
+	local p
+
+	for p in $(jobs -p); do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	modprobe -r ndk_pcie_tlm hwtel_sim_pcie 2>/dev/null
+	modprobe -r marvell_cn10k_ddr_pmu hwtel_sim_ddr 2>/dev/null
+	modprobe -r hwtel_sim 2>/dev/null
+	rm -rf "$T"
+}
+trap tool_cleanup EXIT
+
+# tool_need_modules PLAN MOD...: without the drivers there is nothing to test
+tool_need_modules()
+{
+	local plan=$1 m i
+
+	shift
+	for m in "$@"; do
+		if ! modinfo "$m" >/dev/null 2>&1; then
+			tap_plan "$plan"
+			for ((i = 0; i < plan; i++)); do
+				tap_skip "test $((i + 1))" "module $m is not built for $(uname -r)"
+			done
+			exit 0
+		fi
+	done
+	if [ ! -x "$HW" ]; then
+		tap_plan "$plan"
+		for ((i = 0; i < plan; i++)); do
+			tap_skip "test $((i + 1))" "$HW not built (make tools)"
+		done
+		exit 0
+	fi
+}
+
+pcie_down()
+{
+	modprobe -r ndk_pcie_tlm 2>/dev/null
+	modprobe -r hwtel_sim_pcie 2>/dev/null
+	return 0
+}
+
+pcie_up()
+{
+	pcie_down
+	modprobe hwtel_sim_pcie "$@" && modprobe ndk_pcie_tlm
+}
+
+ddr_down()
+{
+	modprobe -r marvell_cn10k_ddr_pmu 2>/dev/null
+	modprobe -r hwtel_sim_ddr 2>/dev/null
+	return 0
+}
+
+# PMU name of the first instance of a DDR model variant
+ddr_pmu_of()
+{
+	case "$1" in
+	cn10k)   echo mrvl_ddr_pmu_87e1c0000000 ;;
+	odyssey) echo mrvl_ddr_pmu_87e1d0000000 ;;
+	cn20k)   echo mrvl_ddr_pmu_87e1e0000000 ;;
+	esac
+}
+
+ddr_up()
+{
+	ddr_down
+	modprobe hwtel_sim_ddr variant="$1" && modprobe marvell_cn10k_ddr_pmu
+}
+
+# tool_py "desc" 'python code using sys.argv' ARGS...
+tool_py()
+{
+	local desc=$1 code=$2 out
+
+	shift 2
+	if out=$(python3 -c "$code" "$@" 2>&1); then
+		tap_ok "$desc"
+	else
+		tap_fail "$desc" "$out"
+	fi
+}
+
+# wait_for FILE PATTERN COUNT TIMEOUT_S: until PATTERN occurs COUNT times
+wait_for()
+{
+	local i
+
+	for ((i = 0; i < $4 * 10; i++)); do
+		[ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
