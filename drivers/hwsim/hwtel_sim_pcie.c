@@ -362,6 +362,8 @@ struct tlm_sim {
 	u32 fifo_now[TLM_MAX_EP], fifo_low[TLM_MAX_EP];
 
 	struct tlm_stats stats;
+	u32 mmio_off;		/* register selected by the mmio file */
+	struct tlm_pdata pd;	/* accessors for the mmio file */
 };
 
 static struct tlm_sim *tlm_sims[TLM_MAX_INSTANCES];
@@ -589,15 +591,17 @@ static unsigned int tlm_scale(unsigned int v, unsigned int ref, unsigned int cap
 	return min_t(u64, div_u64((u64)v * cap, ref), cap);
 }
 
-/* Switch to @p (a built-in, or the edited copy); restarts the time base */
+/*
+ * Switch to @p (a built-in, or an edited copy); the time up to @now still
+ * counts with the old profile, then the time base restarts.
+ */
 static void tlm_set_profile(struct tlm_sim *sim, const struct tlm_profile *p,
 			    bool builtin, u64 now)
 {
 	unsigned int ep;
 
 	tlm_advance(sim, now);
-	if (p != &sim->prof)
-		sim->prof = *p;
+	sim->prof = *p;
 	if (builtin) {
 		sim->prof.tags_now = tlm_scale(p->tags_now, TLM_REF_TAGS, tag_capacity);
 		sim->prof.tags_low = tlm_scale(p->tags_low, TLM_REF_TAGS, tag_capacity);
@@ -973,14 +977,14 @@ static const struct file_operations tlm_inject_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = tlm_inject_write,
-	.llseek = noop_llseek,
+	.llseek = default_llseek,
 };
 
 static const struct file_operations tlm_set_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = tlm_set_write,
-	.llseek = noop_llseek,
+	.llseek = default_llseek,
 };
 
 static ssize_t tlm_flags_read(struct file *file, char __user *ubuf, size_t len,
@@ -1036,7 +1040,7 @@ static const struct file_operations tlm_flags_fops = {
 	.open = simple_open,
 	.read = tlm_flags_read,
 	.write = tlm_flags_write,
-	.llseek = noop_llseek,
+	.llseek = default_llseek,
 };
 
 static ssize_t tlm_profile_read(struct file *file, char __user *ubuf,
@@ -1089,7 +1093,7 @@ static const struct file_operations tlm_profile_fops = {
 	.open = simple_open,
 	.read = tlm_profile_read,
 	.write = tlm_profile_write,
-	.llseek = noop_llseek,
+	.llseek = default_llseek,
 };
 
 /* "key=value" with a decimal/hex u64 value */
@@ -1155,7 +1159,7 @@ static const struct file_operations tlm_gauge_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = tlm_gauge_write,
-	.llseek = noop_llseek,
+	.llseek = default_llseek,
 };
 
 static ssize_t tlm_pcie_status_write(struct file *file, const char __user *ubuf,
@@ -1189,7 +1193,7 @@ static const struct file_operations tlm_pcie_status_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = tlm_pcie_status_write,
-	.llseek = noop_llseek,
+	.llseek = default_llseek,
 };
 
 static ssize_t tlm_busy_ns_read(struct file *file, char __user *ubuf,
@@ -1234,7 +1238,7 @@ static const struct file_operations tlm_busy_ns_fops = {
 	.open = simple_open,
 	.read = tlm_busy_ns_read,
 	.write = tlm_busy_ns_write,
-	.llseek = noop_llseek,
+	.llseek = default_llseek,
 };
 
 static ssize_t tlm_stats_read(struct file *file, char __user *ubuf, size_t len,
@@ -1279,7 +1283,58 @@ static const struct file_operations tlm_stats_fops = {
 	.open = simple_open,
 	.read = tlm_stats_read,
 	.write = tlm_stats_write,
-	.llseek = noop_llseek,
+	.llseek = default_llseek,
+};
+
+/*
+ * mmio: register access from userspace, for tests of the model itself.
+ * Write "OFF" to select a register, "OFF VAL" to write VAL to it (and select
+ * it); a read returns the selected register. Both go through the same path as
+ * the driver's accesses and count in stats.
+ */
+static ssize_t tlm_mmio_read(struct file *file, char __user *ubuf, size_t len,
+			     loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	char buf[16];
+	int n;
+
+	if (*ppos)
+		return 0;
+	n = scnprintf(buf, sizeof(buf), "0x%08llx\n",
+		      tlm_io_read(&sim->pd.io, READ_ONCE(sim->mmio_off), 4));
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static ssize_t tlm_mmio_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	char buf[TLM_WBUF], *p, *tok;
+	ssize_t ret;
+	u32 off, val;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	p = strim(buf);
+	tok = strsep(&p, " \t");
+	if (kstrtou32(tok, 0, &off) || off >= TLM_WINDOW || off & 3)
+		return -EINVAL;
+	if (p && kstrtou32(skip_spaces(p), 0, &val))
+		return -EINVAL;
+	WRITE_ONCE(sim->mmio_off, off);
+	if (p)
+		tlm_io_write(&sim->pd.io, off, val, 4);
+	return len;
+}
+
+static const struct file_operations tlm_mmio_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = tlm_mmio_read,
+	.write = tlm_mmio_write,
+	.llseek = default_llseek,
 };
 
 /* Largest rate of a custom profile (keeps every product in u64) */
@@ -1411,22 +1466,17 @@ static bool tlm_profile_valid(const struct tlm_profile *p)
 	return p->tags_low <= p->tags_now && p->fifo_low <= p->fifo_now;
 }
 
-static ssize_t tlm_traffic_write(struct file *file, const char __user *ubuf,
-				 size_t len, loff_t *ppos)
+/* One line "<what> key=value..." of a traffic write, applied to @np */
+static int tlm_traffic_line(struct tlm_profile *np, char *line)
 {
-	struct tlm_sim *sim = file_inode(file)->i_private;
-	char buf[TLM_WBUF], *p, *tok, *key;
-	struct tlm_profile *np;
-	unsigned long irqflags;
-	ssize_t ret;
-	u64 v, now;
+	char *tok, *key;
 	int what;
+	u64 v;
 
-	ret = tlm_copy_in(ubuf, len, ppos, buf);
-	if (ret < 0)
-		return ret;
-	p = strim(buf);
-	tok = strsep(&p, " \t");
+	line = strim(line);
+	if (!*line)
+		return 0;
+	tok = strsep(&line, " \t");
 	for (what = 0; what < TLM_NBUS; what++)
 		if (!strcmp(tok, tlm_bus_names[what]))
 			break;
@@ -1438,37 +1488,61 @@ static ssize_t tlm_traffic_write(struct file *file, const char __user *ubuf,
 		else
 			return -EINVAL;
 	}
-	if (!p)
+	if (!line)
 		return -EINVAL;
+	while ((tok = strsep(&line, " \t"))) {
+		if (!*tok)
+			continue;
+		if (tlm_parse_kv(tok, &key, &v) || tlm_traffic_key(np, what, key, v))
+			return -EINVAL;
+	}
+	return 0;
+}
 
+/*
+ * Edit the current profile; it becomes "custom" and restarts. One write may
+ * carry several lines (newline or ';' separated), applied all at once.
+ */
+static ssize_t tlm_traffic_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	struct tlm_profile *np;
+	unsigned long irqflags;
+	char *buf, *p, *line;
+	ssize_t ret;
+
+	if (*ppos || !len || len > PAGE_SIZE)
+		return -EINVAL;
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 	np = kmalloc(sizeof(*np), GFP_KERNEL);
-	if (!np)
+	if (!np) {
+		kfree(buf);
 		return -ENOMEM;
+	}
 	spin_lock_irqsave(&sim->lock, irqflags);
 	*np = sim->prof;
 	spin_unlock_irqrestore(&sim->lock, irqflags);
 
 	ret = -EINVAL;
-	while ((tok = strsep(&p, " \t"))) {
-		if (!*tok)
-			continue;
-		if (tlm_parse_kv(tok, &key, &v) || tlm_traffic_key(np, what, key, v))
+	p = buf;
+	while ((line = strsep(&p, "\n;")))
+		if (tlm_traffic_line(np, line))
 			goto out;
-	}
 	if (!tlm_profile_valid(np))
 		goto out;
 	strscpy(np->name, "custom", sizeof(np->name));
 	np->active = true;
 
 	spin_lock_irqsave(&sim->lock, irqflags);
-	now = ktime_get_ns();
-	tlm_advance(sim, now);
-	sim->prof = *np;
-	tlm_set_profile(sim, &sim->prof, false, now);
+	tlm_set_profile(sim, np, false, ktime_get_ns());
 	spin_unlock_irqrestore(&sim->lock, irqflags);
 	ret = len;
 out:
 	kfree(np);
+	kfree(buf);
 	return ret;
 }
 
@@ -1646,9 +1720,9 @@ static void tlm_destroy(struct tlm_sim *sim)
 {
 	if (!sim)
 		return;
+	debugfs_remove_recursive(sim->dir);
 	if (!IS_ERR_OR_NULL(sim->pdev))
 		platform_device_unregister(sim->pdev);
-	debugfs_remove_recursive(sim->dir);
 	kvfree(sim->live);
 	kvfree(sim->snap);
 	kvfree(sim->pending);
@@ -1658,7 +1732,6 @@ static void tlm_destroy(struct tlm_sim *sim)
 static struct tlm_sim *tlm_create(unsigned int index)
 {
 	struct platform_device_info info = { };
-	struct tlm_pdata pdata = { };
 	struct resource res = { };
 	struct tlm_sim *sim;
 	unsigned int ep;
@@ -1677,6 +1750,10 @@ static struct tlm_sim *tlm_create(unsigned int index)
 		return ERR_PTR(-ENOMEM);
 	}
 	sim->busy_ns = 1000;
+	sim->pd.io.owner = THIS_MODULE;
+	sim->pd.io.read = tlm_io_read;
+	sim->pd.io.write = tlm_io_write;
+	sim->pd.sim = sim;
 	sim->pclk.mhz = pcie_mhz * speedup;
 	sim->dclk.mhz = dma_mhz * speedup;
 	for (ep = 0; ep < lay.endpoints; ep++) {
@@ -1702,22 +1779,19 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	debugfs_create_file("stats", 0600, sim->dir, sim, &tlm_stats_fops);
 	debugfs_create_file("regs", 0400, sim->dir, sim, &tlm_regs_fops);
 	debugfs_create_file("counters", 0400, sim->dir, sim, &tlm_counters_fops);
+	debugfs_create_file("mmio", 0600, sim->dir, sim, &tlm_mmio_fops);
 
 	res.start = sim->base;
 	res.end = sim->base + TLM_WINDOW - 1;
 	res.flags = IORESOURCE_MEM;
 	res.name = "ndk-pcie-tlm-sim";
 	res.parent = &tlm_bus_res;
-	pdata.io.owner = THIS_MODULE;
-	pdata.io.read = tlm_io_read;
-	pdata.io.write = tlm_io_write;
-	pdata.sim = sim;
 	info.name = "ndk-pcie-tlm-sim";
 	info.id = index;
 	info.res = &res;
 	info.num_res = 1;
-	info.data = &pdata;
-	info.size_data = sizeof(pdata);
+	info.data = &sim->pd;
+	info.size_data = sizeof(sim->pd);
 	sim->pdev = platform_device_register_full(&info);
 	if (IS_ERR(sim->pdev)) {
 		int err = PTR_ERR(sim->pdev);
