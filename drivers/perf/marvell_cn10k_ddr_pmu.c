@@ -104,12 +104,10 @@ static unsigned long poll_period_sec = 100;
 static int ddr_poll_period_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned long sec;
-	int ret;
 
-	ret = kstrtoul(val, 0, &sec);
-	if (ret)
-		return ret;
-	if (!sec || sec > (unsigned long)(KTIME_MAX / NSEC_PER_SEC))
+	/* Not a number, 0, or too large for ktime: all EINVAL */
+	if (kstrtoul(val, 0, &sec) || !sec ||
+	    sec > (unsigned long)(KTIME_MAX / NSEC_PER_SEC))
 		return -EINVAL;
 	WRITE_ONCE(*(unsigned long *)kp->arg, sec);
 	return 0;
