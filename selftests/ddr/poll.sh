@@ -13,9 +13,9 @@
 # lateness L_k >= 0 that does not accumulate. T0 is estimated as
 # min_k(t_k - k * period); the test then requires every L_k to be at most
 # 50 ms (5 % of 1 s): the guest's timer-interrupt latency under TCG
-# emulation on a shared 2-CPU host (typically 3-10 ms, seen up to 29 ms). A wrong period
-# (e.g. ms taken for s, or 1.001 s) makes L_k grow with k and fails; so does
-# a 1000-times-too-long period, which produces no polls at all.
+# emulation on a shared 2-CPU host (typically 3-10 ms, seen up to 29 ms).
+# A wrong period (e.g. 1.1 s) makes L_k grow with k and fails; so does a
+# 1000-times-too-long period, which produces no polls at all.
 
 . "$(dirname "$0")/ddr_lib.sh"
 

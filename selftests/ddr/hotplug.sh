@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# CPU hotplug on every variant: the driver is probed on CPU 1; while perf
+# counts, the owner CPU is taken offline and back online several times.
+# The perf context migrates, cpumask follows (never to the offlined CPU),
+# and the totals stay exact.
+
+. "$(dirname "$0")/ddr_lib.sh"
+
+ROUNDS=4
+CPUS=/sys/devices/system/cpu
+
+online_all()
+{
+	local c
+
+	for c in $CPUS/cpu[0-9]*/online; do
+		[ "$(cat "$c")" = 1 ] || echo 1 > "$c"
+	done
+}
+
+ddr_hotplug_cleanup()
+{
+	online_all 2>/dev/null
+	ddr_cleanup
+}
+trap ddr_hotplug_cleanup EXIT
+
+if [ ! -w $CPUS/cpu1/online ]; then
+	tap_plan 1
+	tap_skip "CPU hotplug" "cpu1 cannot go offline"
+	tap_done
+fi
+
+tap_plan 18
+for v in $DDR_VARIANTS; do
+	if ! ddr_load "$v" 1; then
+		tap_fail "$v: load"
+		continue
+	fi
+	p=$(ddr_pmu "$v")
+	mask=$DDR_DEVS/$p/cpumask
+	inj=$DDR_DBG/$p/inject
+	moves=$DDR_TMP/moves
+	: > "$moves"
+	tap_eq "$v: owner is the probing CPU" 1 "$(cat "$mask")"
+
+	script="
+		for i in \$(seq $ROUNDS); do
+			o=\$(cat $mask)
+			echo 'ddr_cam_read 100' > $inj
+			echo 'ddr_ddr_reads 10' > $inj
+			echo 0 > $CPUS/cpu\$o/online || exit 1
+			echo \"\$o \$(cat $mask)\" >> $moves
+			echo 'ddr_cam_read 100' > $inj
+			echo 'ddr_ddr_reads 10' > $inj
+			echo 1 > $CPUS/cpu\$o/online || exit 1
+		done
+		echo 'ddr_cam_read 1' > $inj"
+	out=$(ddr_stat "$p/ddr_cam_read/,$p/ddr_ddr_reads/" -- sh -c "$script")
+	tap_eq "$v: exact totals across $ROUNDS owner offline/online rounds" \
+		"$(printf '%s\n%s' "$((ROUNDS * 200 + 1)),$p/ddr_cam_read/" \
+			"$((ROUNDS * 20)),$p/ddr_ddr_reads/")" "$out"
+	tap_eq "$v: $ROUNDS migrations recorded" "$ROUNDS" "$(grep -c . "$moves")"
+	tap_check "$v: cpumask always moved to another online CPU" \
+		awk '$1 == $2 || $2 == "" { exit 1 }' "$moves"
+	tap_diag "$v: owner moves (from to): $(tr '\n' ',' < "$moves")"
+	online_all
+	tap_check "$v: counting continues on the new owner" test \
+		"$(ddr_stat "$p/ddr_cam_read/" -- sh -c "echo 'ddr_cam_read 5' > $inj")" \
+		= "5,$p/ddr_cam_read/"
+	tap_eq "$v: driver touched no unmapped register" "unmapped 0" \
+		"$(grep unmapped "$DDR_DBG/$p/stats")"
+	ddr_unload
+done
+tap_done
