@@ -547,6 +547,8 @@ static u64 tlm_clock_due(struct tlm_clock *clk, u64 now)
 		return 0;
 	cycles = mul_u64_u32_div(now - clk->t0, clk->mhz, 1000);
 	periods = cycles >> ilog2(lay.drain);
+	if (periods <= clk->periods)
+		return 0;
 	n = periods - clk->periods;
 	clk->periods = periods;
 	return n * lay.drain;
@@ -745,10 +747,10 @@ static u64 tlm_io_read(struct hwtel_sim_io *io, u32 off, unsigned int size)
 {
 	struct tlm_sim *sim = tlm_from_io(io);
 	unsigned long irqflags;
-	u64 now = ktime_get_ns();
-	u64 v;
+	u64 now, v;
 
 	spin_lock_irqsave(&sim->lock, irqflags);
+	now = ktime_get_ns();
 	tlm_advance(sim, now);
 	v = tlm_reg_read(sim, off, now);
 	sim->stats.reads++;
@@ -766,9 +768,10 @@ static void tlm_io_write(struct hwtel_sim_io *io, u32 off, u64 val,
 {
 	struct tlm_sim *sim = tlm_from_io(io);
 	unsigned long irqflags;
-	u64 now = ktime_get_ns();
+	u64 now;
 
 	spin_lock_irqsave(&sim->lock, irqflags);
+	now = ktime_get_ns();
 	tlm_advance(sim, now);
 	tlm_reg_write(sim, off, lower_32_bits(val), now);
 	sim->stats.writes++;
