@@ -457,7 +457,8 @@ static int cmd_pcie(const struct hwtel_opts *o)
 				goto out;
 			ret = 0;
 		}
-		seconds = (double)(b->timestamp_ns - a->timestamp_ns) / 1e9;
+		/* the interval as perf timed the two snapshots */
+		seconds = hwtel_pcie_seconds(b, a);
 		hwtel_pcie_diff(b, a, diff);
 		hwtel_pcie_diff(b, first, cum);
 		n++;

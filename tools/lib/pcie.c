@@ -321,7 +321,7 @@ int hwtel_pcie_read(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 
 		if (!g->g)
 			return hwtel_err(-EINVAL, "%s was opened without perf events", h->pmu.name);
-		ret = hwtel_group_read(g->g, g->vals, NULL, NULL);
+		ret = hwtel_group_read(g->g, g->vals, e ? NULL : &out->perf_time_ns, NULL);
 		if (ret < 0) {
 			if (ret == -ENODEV || hwtel_pcie_vanished(h)) {
 				h->vanished = true;

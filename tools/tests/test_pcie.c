@@ -472,3 +472,19 @@ TEST(pcie_brake_names)
 	CHECK_STR(hwtel_pcie_brake_name(9, &stream, buf, sizeof(buf)), "reason 9");
 	CHECK_STR(stream, "UP");
 }
+
+TEST(pcie_interval_from_perf_time)
+{
+	struct hwtel_pcie_data *a = new_data(), *b = new_data();
+
+	a->timestamp_ns = 1000000000;
+	b->timestamp_ns = 2500000000;
+	/* no perf time (totals): the timestamps */
+	CHECK_NEAR(hwtel_pcie_seconds(b, a), 1.5, 1e-12);
+	/* perf time of the snapshots wins */
+	a->perf_time_ns = 7000000;
+	b->perf_time_ns = 1007000000;
+	CHECK_NEAR(hwtel_pcie_seconds(b, a), 1.0, 1e-12);
+	free(a);
+	free(b);
+}
