@@ -26,6 +26,14 @@ tap_eq "regs of 2/2/4" "$(m_expect_cfg 2 2 4 4 4 4 32 32 32 32 4 48 4096 256 102
 	"$(m_actual_cfg)"
 tap_check "second instance at base + 0x100000" \
 	test -d /sys/kernel/debug/hwtel-sim/ndk_pcie_tlm_3fff00100000
+tap_check "second platform device ndk-pcie-tlm-sim.1" \
+	test -e /sys/bus/platform/devices/ndk-pcie-tlm-sim.1
+echo "words,ep=0,bus=0 9" > /sys/kernel/debug/hwtel-sim/ndk_pcie_tlm_3fff00100000/inject
+echo lost_delta > /sys/kernel/debug/hwtel-sim/ndk_pcie_tlm_3fff00100000/flags
+tap_eq "instances are independent" "0 0 0x00000000" \
+	"$(m_cnt_sum) $(m_cnt 1) $(m_reg status)"
+tap_eq "... the other one got it" "9 0x00000002" \
+	"$(sed -n 's/^1 //p' /sys/kernel/debug/hwtel-sim/ndk_pcie_tlm_3fff00100000/counters) $(awk '$1 == "status" { print $2 }' /sys/kernel/debug/hwtel-sim/ndk_pcie_tlm_3fff00100000/regs)"
 m_layout 2 2 4 4 4 4
 tap_eq "counters lists endpoints * counters_per_ep" "$M_USED" \
 	"$(wc -l < "$M_DBG/counters")"
