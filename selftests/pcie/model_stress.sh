@@ -27,7 +27,7 @@ reader()
 {
 	local i off v
 
-	for ((i = 0; i < 150; i++)); do
+	for ((i = 0; i < 60; i++)); do
 		for off in 0x24 0x8000 0x8004 0x8ff8 0x80; do
 			echo "$off" > "$1/mmio" 2>/dev/null
 			read -r v < "$1/mmio"
@@ -41,7 +41,7 @@ switcher()
 {
 	local i
 
-	for ((i = 0; i < 60; i++)); do
+	for ((i = 0; i < 30; i++)); do
 		echo seed > "$1/profile" || return 1
 		echo "up words=100000000 stall=1000 full=1" > "$1/traffic"
 		echo "ep=$((i % 4)) tags=$((i % 200)) stfifo=$i" > "$1/gauge"
@@ -57,7 +57,7 @@ dumper()
 {
 	local i
 
-	for ((i = 0; i < 40; i++)); do
+	for ((i = 0; i < 15; i++)); do
 		cat "$1/counters" "$1/regs" "$1/stats" "$1/traffic" > /dev/null
 	done
 }
