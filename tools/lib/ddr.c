@@ -372,6 +372,19 @@ static void fmt_count(char *buf, size_t size, double v, bool exact)
 		snprintf(buf, size, "%s%.0f", exact ? "" : "~", v);
 }
 
+/* Rate of an event: over its own group's enabled time when known (groups
+ * are read one after the other), else over the report's interval.
+ */
+static double ev_seconds(const struct hwtel_ddr_data *d, const char *name, double seconds)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nevents; i++)
+		if (!strcmp(d->events[i].name, name) && d->events[i].enabled)
+			return seconds > 0 ? (double)d->events[i].enabled / 1e9 : seconds;
+	return seconds;
+}
+
 static void fmt_rate(char *buf, size_t size, double v, double seconds)
 {
 	double r;
@@ -447,7 +460,7 @@ static void sect_rows(FILE *f, const struct hwtel_ddr_data *d, int s, double sec
 		if (sect_of(e->name) != s)
 			continue;
 		hwtel_ddr_value(d, e->name, &v, &exact);
-		fmt_rate(a, sizeof(a), v, seconds);
+		fmt_rate(a, sizeof(a), v, ev_seconds(d, e->name, seconds));
 		fmt_count(b, sizeof(b), v, exact);
 		if (per_k) {
 			if (!isnan(v) && accesses > 0)
@@ -510,7 +523,7 @@ int hwtel_ddr_format_text(FILE *f, const struct hwtel_ddr_data *d, double second
 			if (sect_of(e->name) != S_HIF)
 				continue;
 			hwtel_ddr_value(d, e->name, &v, &exact);
-			fmt_rate(a, sizeof(a), v, seconds);
+			fmt_rate(a, sizeof(a), v, ev_seconds(d, e->name, seconds));
 			fmt_count(b, sizeof(b), v, exact);
 			c[0] = '\0';
 			if (strcmp(e->name, "ddr_hif_rd_or_wr_access") && !isnan(v) && acc > 0)
@@ -640,7 +653,8 @@ int hwtel_ddr_format_json(FILE *f, const struct hwtel_ddr_data *d, unsigned int 
 			hj_obj_begin(&j);
 			hj_key(&j, "value"); hj_double(&j, v);
 			hj_key(&j, "exact"); hj_bool(&j, exact);
-			hj_key(&j, "per_second"); hj_double(&j, seconds > 0 ? v / seconds : NAN);
+			hj_key(&j, "per_second");
+			hj_double(&j, seconds > 0 ? v / ev_seconds(p, p->events[i].name, seconds) : NAN);
 			hj_obj_end(&j);
 		}
 		hj_obj_end(&j);
