@@ -32,7 +32,7 @@
 #include <hwtel/sim.h>
 
 #define SIM_MAX_INSTANCES	16
-#define SIM_MAX_RATES		8
+#define SIM_MAX_RATES		16
 #define SIM_TRACE_LEN		64
 #define SIM_NUM_FILES		(DDR_NUM_GEN_COUNTERS + 2)
 #define SIM_FR_WR		0
