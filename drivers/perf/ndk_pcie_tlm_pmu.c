@@ -95,8 +95,12 @@ MODULE_PARM_DESC(busy_timeout_us, "Longest wait for STATUS.BUSY to fall after SN
 #define TLM_POLL_MAX_NS		(3600ULL * NSEC_PER_SEC)
 #define TLM_POLL_MIN_NS		(1ULL * NSEC_PER_MSEC)
 
-/* per-CPU queue of operations served from one snapshot */
-#define TLM_QLEN		64
+/*
+ * per-CPU queue of operations served from one snapshot; a longer batch (a
+ * context with more than this many events being rescheduled) takes more
+ * snapshots and may then split a group over two of them; counts stay exact
+ */
+#define TLM_QLEN		256
 
 enum ndk_tlm_op {
 	TLM_OP_START,

@@ -230,6 +230,18 @@ TEST_F(idle, unload_refused_while_counting_then_reload)
 	ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "inject", "brake,ep=0,idx=5 4"));
 	EXPECT_EQ(4, pcie_read1(fd));
 	close(fd);
+
+	/* the model goes first: the driver unbinds, then binds the new one */
+	EXPECT_EQ(0, pcie_sh("rmmod hwtel_sim_pcie"));
+	EXPECT_EQ(-1, pcie_sys_num(PCIE_PMU, "type"));
+	ASSERT_EQ(0, pcie_sh("modprobe hwtel_sim_pcie endpoints=2"));
+	EXPECT_EQ(2, pcie_sys_num(PCIE_PMU, "caps/endpoints"));
+	fd = pcie_open(PCIE_PMU, PCIE_CFG(K_WORDS, 1, 3, 0), -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "inject", "words,ep=1,bus=3 6"));
+	EXPECT_EQ(6, pcie_read1(fd));
+	close(fd);
 }
 
 /* ---- group consistency on the seed traffic ---- */
@@ -363,6 +375,35 @@ TEST_F(seed, group_read_is_one_snapshot)
 		EXPECT_GE(d[G_UW] * 8 * 2, d[G_UIT]);
 		memcpy(a, b, sizeof(a));
 	}
+}
+
+/* scheduling a whole group in or out is served by one snapshot too */
+TEST_F(seed, group_enable_disable_one_snapshot_each)
+{
+	uint64_t a[1 + 8], b[1 + 8];
+	int fds[8], i;
+
+	for (i = 0; i < 8; i++) {
+		fds[i] = pcie_open(PCIE_PMU, group_cfg[G_T0 + i],
+				   i ? fds[0] : -1, GRP_READ);
+		ASSERT_LE(0, fds[i]);
+	}
+	ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "stats", "0"));
+	ASSERT_EQ(0, ioctl(fds[0], PERF_EVENT_IOC_ENABLE, 0));
+	EXPECT_EQ(1, pcie_stat(PCIE_PMU, "snapshots"));
+	usleep(20000);
+	ASSERT_EQ(0, ioctl(fds[0], PERF_EVENT_IOC_DISABLE, 0));
+	EXPECT_EQ(2, pcie_stat(PCIE_PMU, "snapshots"));
+	/* disabled: reading needs no hardware access */
+	ASSERT_EQ((ssize_t)sizeof(a), read(fds[0], a, sizeof(a)));
+	ASSERT_EQ((ssize_t)sizeof(b), read(fds[0], b, sizeof(b)));
+	EXPECT_EQ(2, pcie_stat(PCIE_PMU, "snapshots"));
+	EXPECT_EQ(0, memcmp(a, b, sizeof(a)));
+	/* start and stop from one snapshot each: the bands sum exactly */
+	EXPECT_EQ(a[1] + a[2] + a[3] + a[4], a[5] + a[6] + a[7] + a[8]);
+	EXPECT_LT(0U, a[1] + a[2] + a[3] + a[4]);
+	for (i = 0; i < 8; i++)
+		close(fds[i]);
 }
 
 TEST_F(seed, lone_reads_snapshot_each)
