@@ -7,8 +7,8 @@
 # the LOST DELTAS / READ-OUT OVERRUN warnings and a larger layout.
 
 . "$(dirname "$0")/tool_lib.sh"
-tool_need_modules 20 hwtel_sim_pcie ndk_pcie_tlm
-tap_plan 20
+tool_need_modules 23 hwtel_sim_pcie ndk_pcie_tlm
+tap_plan 23
 
 # --- 1-3: -t 1 on the seed profile -------------------------------------
 pcie_up profile=seed || { tap_fail "load model (seed) and driver"; tap_done; }
@@ -119,7 +119,29 @@ assert total == sum(v for _, v in want.values()), f"other counters moved: {total
 "$HW" pcie -t 0 > "$T/tot.txt"
 tap_check "-j matches the text report (same totals)" python3 "$CHECK_JSON" pcie "$T/tot.json" "$T/tot.txt"
 
-# --- 10: the reference tool's command lines ------------------------------
+# --- CSV and Prometheus of the same totals ------------------------------
+"$HW" pcie -t 0 -x ';' > "$T/tot.csv"
+tap_check "-x ';' gives the injected counts, perf stat -x style" \
+	grep -qx "1000;cycles;$PCIE_PMU/words,ep=0,bus=0/;;" "$T/tot.csv"
+"$HW" pcie -t 0 -q --prometheus "$T/tot.prom" > "$T/q.out"
+tool_py "--prometheus writes the textfile atomically, base units, _total" '
+import os, sys
+t = open(sys.argv[1]).read()
+assert os.path.getsize(sys.argv[2]) == 0, "-q printed a report"
+assert [f for f in os.listdir(os.path.dirname(sys.argv[1])) if ".tmp." in f] == [], "temp file left"
+pmu = sys.argv[3]
+for line in (f"hwtel_pcie_bus_bytes_total{{pmu=\"{pmu}\",endpoint=\"0\",bus=\"RQ\",port=\"0\"}} 3200",
+             f"hwtel_pcie_bus_cycles_total{{pmu=\"{pmu}\",endpoint=\"0\",bus=\"RQ\",port=\"0\",event=\"words\"}} 1000",
+             f"hwtel_pcie_low_cycles_total{{pmu=\"{pmu}\",endpoint=\"0\",resource=\"stfifo\",band=\"rest\"}} 44"):
+    assert line in t.splitlines(), line
+for l in t.splitlines():
+    if l.startswith("# TYPE") and l.endswith(" counter"):
+        assert l.split()[2].endswith("_total"), l
+' "$T/tot.prom" "$T/q.out" "$PCIE_PMU"
+"$HW" pcie -t 0 -w -n 2 > "$T/n2.txt"
+tap_eq "-w -n 2 prints two reports and stops" "2" "$(grep -c '^Totals since the last clear' "$T/n2.txt")"
+
+# --- the reference tool's command lines ---------------------------------
 "$NFB" -t 0 -d /dev/nfb0 -i 0 > "$T/nfb.txt" 2>&1
 tap_eq "nfb-pcie-telemetry -t 0 -d /dev/nfb0 -i 0 prints what hwtel pcie -t 0 does" \
 	"$(cat "$T/tot.txt")" "$(cat "$T/nfb.txt")"
