@@ -26,11 +26,15 @@ echo hello > "$f"
 tap_eq "scratch share is writable" hello "$(cat "$f")"
 rm -f "$f"
 
-if touch "$HWTEL_SRC/.ro-probe" 2>/dev/null; then
-	rm -f "$HWTEL_SRC/.ro-probe"
-	tap_fail "host root is read-only"
+# The host root is mounted read-only; only /tmp (an overlay), the scratch
+# share and the pseudo file systems are writable.
+tap_eq "host root is a read-only 9p mount" "9p ro" \
+	"$(awk '$2 == "/" {split($4, o, ","); print $3, o[1]}' /proc/mounts | tail -n1)"
+if touch /usr/.hwtel-ro-probe 2>/dev/null; then
+	rm -f /usr/.hwtel-ro-probe
+	tap_fail "writing to the host root fails"
 else
-	tap_ok "host root is read-only"
+	tap_ok "writing to the host root fails"
 fi
 
 for fs in proc sysfs devtmpfs debugfs configfs tmpfs; do
