@@ -76,6 +76,14 @@ struct hwtel_pmu {
 	int cpu;			/* first CPU of cpumask, -1 if none */
 	unsigned int nformats;
 	struct hwtel_format formats[HWTEL_MAX_FORMATS];
+	/* events/ definitions read so far (a cache, filled by
+	 * hwtel_pmu_event_attr())
+	 */
+	unsigned int nevcache;
+	struct {
+		char name[48];
+		char def[128];
+	} evcache[32];
 };
 
 /* Parse one format/ file content. */

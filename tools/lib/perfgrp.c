@@ -13,6 +13,7 @@
  */
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,12 +152,23 @@ static int find_fd_by_id(uint64_t id)
 	return found >= 0 ? found : -ESRCH;
 }
 
+/* The lowest free descriptor: where the next perf_event_open lands. */
+static int next_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0)
+		close(fd);
+	return fd;
+}
+
 int hwtel_group_open(struct hwtel_group *g)
 {
 	struct perf_counts_values c;
+	uint64_t id;
 	char cpu[16];
 	unsigned int i;
-	int ret;
+	int ret, guess;
 
 	if (!g->n)
 		return hwtel_err(-EINVAL, "empty group");
@@ -171,20 +183,27 @@ int hwtel_group_open(struct hwtel_group *g)
 		perf_evlist__add(g->evlist, g->ev[i]);
 	perf_evlist__set_maps(g->evlist, g->cpus, g->threads);
 	perf_evlist__set_leader(g->evlist);
+	guess = next_fd();
 	ret = perf_evlist__open(g->evlist);
 	if (ret < 0) {
 		/* find the member that failed for the message */
 		return hwtel_perf_open_error(ret, g->pmu->name, "counter");
 	}
 	g->opened = true;
-	for (i = 0; i < g->n; i++) {
-		ret = perf_evsel__read(g->ev[i], 0, 0, &c);
-		if (ret < 0)
-			return hwtel_err(ret, "cannot read event %s of %s: %s", g->spec[i],
-					 g->pmu->name, strerror(-ret));
-		g->id[i] = c.id;
-	}
-	ret = find_fd_by_id(g->id[0]);
+	/* the leader's id, through libperf */
+	ret = perf_evsel__read(g->ev[0], 0, 0, &c);
+	if (ret < 0)
+		return hwtel_err(ret, "cannot read event %s of %s: %s", g->spec[0],
+				 g->pmu->name, strerror(-ret));
+	g->id[0] = c.id;
+	/*
+	 * Its descriptor: libperf opened the leader first, on the lowest free
+	 * descriptor; check that guess by id, else search our perf fds.
+	 */
+	if (guess >= 0 && ioctl(guess, PERF_EVENT_IOC_ID, &id) == 0 && id == g->id[0])
+		ret = guess;
+	else
+		ret = find_fd_by_id(g->id[0]);
 	if (ret < 0)
 		return hwtel_err(ret, "cannot find the file descriptor of the %s group leader",
 				 g->pmu->name);
@@ -193,6 +212,16 @@ int hwtel_group_open(struct hwtel_group *g)
 	g->buf = calloc(1, g->bufsize);
 	if (!g->buf)
 		return -ENOMEM;
+	/*
+	 * The members' ids: the kernel returns a group in creation order (the
+	 * order libperf opened them); later reads are matched by id.
+	 */
+	ret = (int)read(g->leader_fd, g->buf, g->bufsize);
+	if (ret != (int)g->bufsize || g->buf[0] != g->n || g->buf[4] != g->id[0])
+		return hwtel_err(ret < 0 ? -errno : -EIO, "first group read on %s failed",
+				 g->pmu->name);
+	for (i = 1; i < g->n; i++)
+		g->id[i] = g->buf[4 + 2 * i];
 	return 0;
 }
 

@@ -224,11 +224,37 @@ static int parse_terms(const char *text, struct term *t, unsigned int *n,
 	return 0;
 }
 
+/* The events/ file of @event, from the PMU's cache when read before. */
+static int event_def(const struct hwtel_pmu *cpmu, const char *event, char *buf, size_t size)
+{
+	/* the cache is not part of the PMU's value: it may be filled here */
+	struct hwtel_pmu *pmu = (struct hwtel_pmu *)cpmu;
+	char path[PATH_MAX + 200];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < pmu->nevcache; i++)
+		if (!strcmp(pmu->evcache[i].name, event)) {
+			snprintf(buf, size, "%s", pmu->evcache[i].def);
+			return (int)strlen(buf);
+		}
+	snprintf(path, sizeof(path), "%s/events/%s", pmu->path, event);
+	ret = hwtel_read_file(path, buf, size);
+	if (ret >= 0 && pmu->nevcache < ARRAY_SIZE(pmu->evcache) &&
+	    strlen(event) < sizeof(pmu->evcache[0].name) &&
+	    strlen(buf) < sizeof(pmu->evcache[0].def)) {
+		i = pmu->nevcache++;
+		snprintf(pmu->evcache[i].name, sizeof(pmu->evcache[i].name), "%s", event);
+		snprintf(pmu->evcache[i].def, sizeof(pmu->evcache[i].def), "%s", buf);
+	}
+	return ret;
+}
+
 int hwtel_pmu_event_attr(const struct hwtel_pmu *pmu, const char *spec,
 			 struct perf_event_attr *attr)
 {
 	struct term t[MAX_TERMS];
-	char event[128] = "", path[PATH_MAX + 200], buf[512];
+	char event[128] = "", buf[512];
 	uint64_t cfg[3] = { 0, 0, 0 };
 	unsigned int n = 0, i;
 	int ret;
@@ -247,8 +273,7 @@ int hwtel_pmu_event_attr(const struct hwtel_pmu *pmu, const char *spec,
 		memset(t, 0, sizeof(t));
 		if (strchr(event, '/') || event[0] == '.')
 			return hwtel_err(-EINVAL, "bad event name '%s'", event);
-		snprintf(path, sizeof(path), "%s/events/%s", pmu->path, event);
-		ret = hwtel_read_file(path, buf, sizeof(buf));
+		ret = event_def(pmu, event, buf, sizeof(buf));
 		if (ret < 0)
 			return hwtel_err(ret == -ENOENT ? -EINVAL : ret,
 					 "%s has no event '%s'", pmu->name, event);
