@@ -429,7 +429,7 @@ static int cmd_pcie(const struct hwtel_opts *o)
 	ret = hwtel_pcie_read(h, a);
 	if (ret)
 		goto out;
-	*first = *a;
+	hwtel_pcie_data_copy(first, a);
 	for (;;) {
 		double seconds;
 
@@ -465,7 +465,7 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		ret = pcie_output(o, diff, cum, seconds, o->watch && !(o->count && n >= o->count));
 		if (ret || !o->watch || o->command || (o->count && n >= o->count))
 			break;
-		*a = *b;
+		hwtel_pcie_data_copy(a, b);
 	}
 out:
 	if (ret == -ENODEV || (ret && h && hwtel_pcie_vanished(h))) {

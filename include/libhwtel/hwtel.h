@@ -255,6 +255,10 @@ int hwtel_pcie_status(struct hwtel_pcie *h, struct hwtel_pcie_status *st);
 /* Non-zero once the PMU has gone (module unloaded, device removed). */
 bool hwtel_pcie_vanished(struct hwtel_pcie *h);
 
+/* Copy a reading: only the endpoints it has (the struct is large). */
+void hwtel_pcie_data_copy(struct hwtel_pcie_data *dst,
+			  const struct hwtel_pcie_data *src);
+
 /* Fill an empty reading with the layout of @cfg (buses, names, sizes). */
 void hwtel_pcie_data_init(struct hwtel_pcie_data *d, const char *pmu,
 			  const struct hwtel_pcie_config *cfg);

@@ -315,7 +315,7 @@ int hwtel_pcie_read(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 	unsigned int e, i;
 	int ret;
 
-	*out = *h->tmpl;
+	hwtel_pcie_data_copy(out, h->tmpl);
 	for (e = 0; e < h->neps; e++) {
 		struct ep_group *g = &h->eps[e];
 
@@ -346,7 +346,7 @@ int hwtel_pcie_read_totals(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 
 	if (!h->nl)
 		return hwtel_err(-EINVAL, "%s was opened without the control plane", h->pmu.name);
-	*out = *h->tmpl;
+	hwtel_pcie_data_copy(out, h->tmpl);
 	tot = calloc(n ? n : 1, sizeof(*tot));
 	if (!tot)
 		return -ENOMEM;
@@ -388,7 +388,7 @@ int hwtel_pcie_status(struct hwtel_pcie *h, struct hwtel_pcie_status *st)
 	d = malloc(sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	*d = *h->tmpl;
+	hwtel_pcie_data_copy(d, h->tmpl);
 	ret = read_state(h, d);
 	if (!ret)
 		*st = d->status;

@@ -5,6 +5,7 @@
  * Nothing here touches the system, so all of it is unit tested.
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
@@ -87,6 +88,16 @@ const char *hwtel_pcie_bus_tag(enum hwtel_bus_kind k)
 	return (unsigned int)k < 4 ? kind_tag[k] : "?";
 }
 
+void hwtel_pcie_data_copy(struct hwtel_pcie_data *dst, const struct hwtel_pcie_data *src)
+{
+	unsigned int n = src->nendpoints < HWTEL_MAX_EP ? src->nendpoints : HWTEL_MAX_EP;
+
+	if (dst == src)
+		return;
+	memcpy(dst, src, offsetof(struct hwtel_pcie_data, endpoints) +
+	       n * sizeof(src->endpoints[0]));
+}
+
 void hwtel_pcie_diff(const struct hwtel_pcie_data *new_,
 		     const struct hwtel_pcie_data *old,
 		     struct hwtel_pcie_data *out)
@@ -94,7 +105,7 @@ void hwtel_pcie_diff(const struct hwtel_pcie_data *new_,
 	unsigned int e, b, i, h;
 
 	if (out != new_)
-		*out = *new_;
+		hwtel_pcie_data_copy(out, new_);
 	for (e = 0; e < out->nendpoints && e < old->nendpoints; e++) {
 		struct hwtel_pcie_ep *o = &out->endpoints[e];
 		const struct hwtel_pcie_ep *p = &old->endpoints[e];

@@ -5,6 +5,7 @@
  * unknown layouts.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include <libhwtel/hwtel.h>
@@ -485,6 +486,20 @@ TEST(pcie_interval_from_perf_time)
 	a->perf_time_ns = 7000000;
 	b->perf_time_ns = 1007000000;
 	CHECK_NEAR(hwtel_pcie_seconds(b, a), 1.0, 1e-12);
+	free(a);
+	free(b);
+}
+
+TEST(pcie_data_copy_only_used_endpoints)
+{
+	struct hwtel_pcie_data *a = new_data(), *b = new_data();
+
+	seed_data(a);
+	memset(b, 0xa5, sizeof(*b));
+	hwtel_pcie_data_copy(b, a);
+	CHECK_EQ(memcmp(b, a, offsetof(struct hwtel_pcie_data, endpoints) +
+			sizeof(a->endpoints[0])), 0);
+	CHECK_EQ(b->endpoints[1].index, 0xa5a5a5a5u);	/* untouched */
 	free(a);
 	free(b);
 }
