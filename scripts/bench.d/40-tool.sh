@@ -67,19 +67,22 @@ echo "hwtel pcie -w -t 0.1: CPU time of the running tool over ${watch_s} s (afte
 # utime + stime of the process itself, from /proc (clock ticks), so neither
 # the start-up (exec, opening 52 events) nor a wrapper is counted
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+uticks() { awk '{print $14}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 "$hw" pcie -w -t 0.1 > /dev/null &
 pid=$!
 sleep 2
-c0=$(ticks $pid); t0=$(now)
+c0=$(ticks $pid); u0=$(uticks $pid); t0=$(now)
 sleep "$watch_s"
-c1=$(ticks $pid); t1=$(now)
+c1=$(ticks $pid); u1=$(uticks $pid); t1=$(now)
 kill -INT $pid; wait $pid; rc=$?
 wall_ms=$(( (t1 - t0) / 1000000 ))
 cpu_ms=$(( (c1 - c0) * 1000 / hz ))
 pct=$(echo "scale=4; 100 * $cpu_ms / $wall_ms" | bc)
-printf '  %d ms CPU over %d ms wall: %.3f %% of a core, %.2f ms per interval (exit %d after SIGINT)\n' \
-	"$cpu_ms" "$wall_ms" "$pct" "$(echo "scale=3; $cpu_ms / ($wall_ms / 100)" | bc)" "$rc"
+user_ms=$(( (u1 - u0) * 1000 / hz ))
+printf '  %d ms CPU (user %d, sys %d) over %d ms wall: %.3f %% of a core, %.2f ms per interval (exit %d after SIGINT)\n' \
+	"$cpu_ms" "$user_ms" "$((cpu_ms - user_ms))" "$wall_ms" "$pct" \
+	"$(echo "scale=3; $cpu_ms / ($wall_ms / 100)" | bc)" "$rc"
 # emulation factor: the same CPU-bound loop in this guest and on the host
 loop='i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'
 t0=$(now); bash -c "$loop"; t1=$(now)
