@@ -8,8 +8,8 @@
 
 . "$(dirname "$0")/tool_lib.sh"
 VARIANTS="cn10k odyssey cn20k"
-tool_need_modules 21 hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 21
+tool_need_modules 22 hwtel_sim_ddr marvell_cn10k_ddr_pmu
+tap_plan 22
 
 for v in $VARIANTS; do
 	if ! ddr_up "$v"; then
@@ -95,6 +95,22 @@ assert abs(v["value"] - truth) <= 0.2 * truth, (v["value"], truth)
 	"$HW" ddr -d "$pmu" -t 0.5 > "$T/$v-m.txt"
 	tap_check "$v: the text marks estimates with ~ and explains the scaling" \
 		sh -c "grep -q '~ estimate: .* share the 8 generic counters' '$T/$v-m.txt' && grep -qE ' ~[0-9]| not counted' '$T/$v-m.txt'"
+	if [ "$v" = odyssey ]; then
+		# watch: 2 intervals into a Prometheus textfile only; the
+		# counters are totals since the tool started (>= 1 interval)
+		echo "ddr_ddr_reads 1000000" > "$dbg/rate"
+		"$HW" ddr -d "$pmu" -w -n 2 -t 0.3 -q --prometheus "$T/ddr.prom" > "$T/q.out"
+		echo "ddr_ddr_reads 0" > "$dbg/rate"
+		tool_py "$v: watch -n 2 --prometheus -q writes the textfile" '
+import sys, os
+t = open(sys.argv[1]).read().splitlines()
+assert os.path.getsize(sys.argv[2]) == 0
+pmu = sys.argv[3]
+v = [l for l in t if l.startswith(f"hwtel_ddr_bytes_total{{pmu=\"{pmu}\",direction=\"read\"}} ")]
+assert v and int(v[0].split()[-1]) >= 64 * 1e6 * 0.5, v
+assert "# TYPE hwtel_ddr_bytes_total counter" in t
+' "$T/ddr.prom" "$T/q.out" "$pmu"
+	fi
 	ddr_down
 done
 
