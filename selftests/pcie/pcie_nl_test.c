@@ -134,6 +134,48 @@ static struct nl_msg *nl_req(int family, int cmd, int dump, const char *dev)
 	return m;
 }
 
+/*
+ * Every byte of a reply that carries no value is zero: the reserved byte of
+ * the genetlink header and the alignment padding after each attribute, in
+ * nests too (a u8 attribute is followed by 3 bytes of padding).
+ */
+static int padding_is_zero(const char *p, int len, int depth)
+{
+	const struct nlattr *a;
+	int alen, i;
+
+	while (len >= NLA_HDRLEN) {
+		a = (const struct nlattr *)p;
+		if (a->nla_len < NLA_HDRLEN || a->nla_len > len)
+			return 0;
+		alen = NLA_ALIGN(a->nla_len);
+		for (i = a->nla_len; i < alen && i < len; i++)
+			if (p[i])
+				return 0;
+		if ((a->nla_type & NLA_F_NESTED) && depth < 3 &&
+		    !padding_is_zero(p + NLA_HDRLEN, a->nla_len - NLA_HDRLEN, depth + 1))
+			return 0;
+		p += alen;
+		len -= alen;
+	}
+	return len == 0;
+}
+
+static int reply_is_clean(struct reply *r)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++) {
+		struct genlmsghdr *g = nlmsg_data(r->msg[i]);
+
+		if (g->reserved ||
+		    !padding_is_zero((const char *)genlmsg_attrdata(g, 0),
+				     genlmsg_attrlen(g, 0), 0))
+			return 0;
+	}
+	return r->n > 0;
+}
+
 static uint32_t u32a(struct nlattr **tb, int a)
 {
 	return tb[a] ? nla_get_u32(tb[a]) : 0xdeadbeef;
@@ -240,6 +282,7 @@ TEST_F(nl, dev_get_matches_sysfs)
 	ASSERT_EQ(0, nl_xfer(self->sk, nl_req(self->fam, NDK_PCIE_TLM_CMD_DEV_GET, 0,
 					      PCIE_PMU), &r));
 	ASSERT_EQ(1, r.n);
+	EXPECT_TRUE(reply_is_clean(&r));
 	EXPECT_STREQ(PCIE_PMU, nla_get_string(r.tb[0][NDK_PCIE_TLM_A_DEV_NAME]));
 	EXPECT_EQ(0x3fff00000000ULL, u64a(r.tb[0], NDK_PCIE_TLM_A_BASE));
 	EXPECT_EQ(pcie_sys_num(PCIE_PMU, "type"), u32a(r.tb[0], NDK_PCIE_TLM_A_PMU_TYPE));
@@ -295,6 +338,7 @@ TEST_F(nl, ep_get_state_and_gauges)
 	nla_put_u32(m, NDK_PCIE_TLM_A_EP, 0);
 	ASSERT_EQ(0, nl_xfer(self->sk, m, &r));
 	ASSERT_EQ(1, r.n);
+	EXPECT_TRUE(reply_is_clean(&r));
 	EXPECT_EQ(0U, u32a(r.tb[0], NDK_PCIE_TLM_A_FLAGS));
 	ASSERT_NE(NULL, r.tb[0][NDK_PCIE_TLM_A_EPS]);
 	nla_for_each_nested(a, r.tb[0][NDK_PCIE_TLM_A_EPS], rem)
@@ -366,6 +410,37 @@ TEST_F(nl, totals_exact_after_clear)
 				    (1ULL << 47) + 5));
 	ASSERT_EQ(52, get_totals(self->sk, self->fam, v, 64));
 	EXPECT_EQ((1ULL << 48) + 5, v[50]);
+}
+
+TEST_F(nl, totals_dump_every_instance)
+{
+	struct nlattr *a;
+	struct reply r;
+	int i, rem, n;
+
+	ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU1, "inject", "raw,idx=51 99"));
+	ASSERT_EQ(0, nl_xfer(self->sk, nl_req(self->fam, NDK_PCIE_TLM_CMD_TOTALS_GET, 1,
+					      NULL), &r));
+	ASSERT_EQ(2, r.n);
+	EXPECT_TRUE(reply_is_clean(&r));
+	EXPECT_STREQ(PCIE_PMU1, nla_get_string(r.tb[1][NDK_PCIE_TLM_A_DEV_NAME]));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(52U, u32a(r.tb[i], NDK_PCIE_TLM_A_ENTRIES_USED));
+		EXPECT_EQ(48U, u32a(r.tb[i], NDK_PCIE_TLM_A_CNT_WIDTH));
+		EXPECT_LT(0ULL, u64a(r.tb[i], NDK_PCIE_TLM_A_TIMESTAMP_NS));
+		ASSERT_NE(NULL, r.tb[i][NDK_PCIE_TLM_A_TOTALS]);
+		n = 0;
+		nla_for_each_nested(a, r.tb[i][NDK_PCIE_TLM_A_TOTALS], rem) {
+			if (nla_type(a) == NDK_PCIE_TLM_TOTALS_PAD)
+				continue;
+			EXPECT_EQ(n, nla_type(a));
+			/* idle model: only the injected entry of instance 1 */
+			EXPECT_EQ(i == 1 && n == 51 ? 99U : 0U, nla_get_u64(a));
+			n++;
+		}
+		EXPECT_EQ(52, n);
+	}
+	reply_free(&r);
 }
 
 TEST_F(nl, clear_during_counting_keeps_perf_exact)
