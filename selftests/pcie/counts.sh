@@ -10,7 +10,7 @@
 
 trap pcie_unload EXIT
 
-tap_plan 4
+tap_plan 6
 if ! pcie_load || [ ! -d "$DEV" ]; then
 	tap_fail "model and driver load"
 	tap_done
@@ -67,4 +67,16 @@ else
 	tap_fail "group of one bus counts exactly" "$(cat "$out")"
 fi
 rm -f "$out"
+
+# wraps at both ends of the counter widths: 3 below the top, plus 10
+EVT=${HWTEL_BUILD:-/nonexistent}/selftests-bin/pcie/pcie_evt
+for w in 33 64; do
+	top=$(echo "2^$w - 3" | bc)
+	if pcie_load cnt_width=$w && echo "raw,idx=7 $top" > "$DBG/set"; then
+		got=$("$EVT" "$PMU" raw,idx=7 words,ep=0,bus=0 -- "raw,idx=7 10" "words,ep=0,bus=0 4")
+		tap_eq "CNT_WIDTH $w: counter 3 below 2^$w plus 10 counts 10" "10 4" "$(echo $got)"
+	else
+		tap_fail "CNT_WIDTH $w: counter 3 below 2^$w plus 10 counts 10"
+	fi
+done
 tap_done
