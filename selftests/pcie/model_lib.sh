@@ -6,6 +6,7 @@
 #
 #   m_load PARAMS...     (re)load hwtel_sim_pcie with PARAMS
 #   m_unload             unload it (and hwtel_sim)
+#   M_KO                 path of hwtel_sim_pcie.ko
 #   m_reg NAME           register NAME of the debugfs regs dump (0x%08x)
 #   m_cnt ENTRY          live counter ENTRY (decimal)
 #   m_wr FILE STRING     write STRING to debugfs FILE; prints "ok" or the error
@@ -17,17 +18,22 @@ tap_require_lab
 
 M_DBG=/sys/kernel/debug/hwtel-sim/ndk_pcie_tlm_3fff00000000
 
+# insmod/rmmod by path: modprobe's index lookups over 9p cost ~0.5 s each
+# under TCG, and these tests load the model dozens of times.
+M_KO=$(modinfo -n hwtel_sim_pcie 2>/dev/null)
+
 m_unload()
 {
-	modprobe -r hwtel_sim_pcie 2>/dev/null
-	modprobe -r hwtel_sim 2>/dev/null
+	[ -d /sys/module/hwtel_sim_pcie ] && rmmod hwtel_sim_pcie
+	[ -d /sys/module/hwtel_sim ] && rmmod hwtel_sim
 	return 0
 }
 
 m_load()
 {
-	modprobe -r hwtel_sim_pcie 2>/dev/null
-	modprobe hwtel_sim_pcie "$@"
+	[ -d /sys/module/hwtel_sim_pcie ] && rmmod hwtel_sim_pcie
+	[ -d /sys/module/hwtel_sim ] || modprobe hwtel_sim || return 1
+	insmod "$M_KO" "$@"
 }
 
 # (bash builtins only where possible: every exec costs ~0.1 s under TCG)
