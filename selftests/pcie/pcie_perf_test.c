@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -421,6 +422,63 @@ TEST_F(seed, lone_reads_snapshot_each)
 	EXPECT_EQ(4, pcie_stat(PCIE_PMU, "snapshots"));
 	for (i = 0; i < 4; i++)
 		close(fds[i]);
+}
+
+/*
+ * Snapshots are serialized: group reads on one CPU, netlink TOTALS_GET in a
+ * loop on others and the poller every 1 ms all issue SNAPSHOT commands; every
+ * group read must still come from one snapshot (the bands sum exactly to the
+ * cycles of the same interval) and never fail.
+ */
+TEST(concurrent_snapshots_stay_consistent)
+{
+	const char *build = getenv("HWTEL_BUILD");
+	uint64_t a[1 + 5], b[1 + 5];
+	int fds[5], i, round, bad = 0;
+	long long snaps;
+	pid_t pid;
+
+	ASSERT_NE(NULL, build);
+	ASSERT_EQ(0, pcie_load("profile=seed", "poll_ms=1"));
+	fds[0] = pcie_open(PCIE_PMU, PCIE_CFG(K_PCIE_CYCLES, 0, 0, 0), -1, GRP_READ);
+	ASSERT_LE(0, fds[0]);
+	for (i = 1; i < 5; i++) {
+		fds[i] = pcie_open(PCIE_PMU, PCIE_CFG(K_TAGS_BAND, 0, 0, i - 1),
+				   fds[0], GRP_READ);
+		ASSERT_LE(0, fds[i]);
+	}
+	ASSERT_EQ(0, ioctl(fds[0], PERF_EVENT_IOC_ENABLE, 0));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd),
+			 "while :; do %s/selftests-bin/pcie/pcie_evt -t %s >/dev/null || exit 1; done",
+			 build, PCIE_PMU);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "stats", "0"));
+	ASSERT_EQ((ssize_t)sizeof(a), read(fds[0], a, sizeof(a)));
+	for (round = 0; round < 300; round++) {
+		ASSERT_EQ((ssize_t)sizeof(b), read(fds[0], b, sizeof(b)));
+		if (b[1] - a[1] != (b[2] - a[2]) + (b[3] - a[3]) + (b[4] - a[4]) +
+		    (b[5] - a[5]))
+			bad++;
+		memcpy(a, b, sizeof(a));
+	}
+	snaps = pcie_stat(PCIE_PMU, "snapshots");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	EXPECT_EQ(0, bad);
+	/* the 301 group reads plus the poller and the netlink loop */
+	EXPECT_LT(301, snaps);
+	TH_LOG("%lld snapshots during 300 group reads", snaps);
+	for (i = 0; i < 5; i++)
+		close(fds[i]);
+	pcie_unload();
 }
 
 TEST_HARNESS_MAIN
