@@ -893,6 +893,13 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 	ret = ndk_tlm_decode(tlm);
 	if (ret)
 		return ret;
+	if (!IS_ALIGNED(tlm->lay.cnt_base, 8) ||
+	    (u64)tlm->lay.cnt_base + 8ULL * tlm->lay.entries_used >
+	    resource_size(res)) {
+		dev_err(dev, "counter window at 0x%x (%u entries) does not fit %pR\n",
+			tlm->lay.cnt_base, tlm->lay.entries_used, res);
+		return -ENODEV;
+	}
 
 	tlm->entries = devm_kcalloc(dev, tlm->lay.entries_used,
 				    sizeof(*tlm->entries), GFP_KERNEL);
