@@ -88,6 +88,31 @@ static inline int ddr_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * ddr_load() unless the model of @variant with @n instances and the driver
+ * (default parameters) are loaded already: tests that leave no state behind
+ * share one load per variant. The caller unloads at exit.
+ */
+static inline int ddr_load_shared(const char *variant, int n)
+{
+	char buf[64], want[64];
+
+	if (!ddr_read_file("/sys/module/hwtel_sim_ddr/parameters/variant", buf,
+			   sizeof(buf)) &&
+	    !strncmp(buf, variant, strlen(variant)) &&
+	    buf[strlen(variant)] == '\n' &&
+	    !ddr_read_file("/sys/module/hwtel_sim_ddr/parameters/instances",
+			   buf, sizeof(buf)) &&
+	    atoi(buf) == n &&
+	    !ddr_read_file("/sys/module/marvell_cn10k_ddr_pmu/parameters/poll_period_sec",
+			   buf, sizeof(buf))) {
+		snprintf(want, sizeof(want), "100\n");
+		if (!strcmp(buf, want))
+			return 0;
+	}
+	return ddr_load(variant, n, NULL);
+}
+
 static inline int ddr_write_file(const char *path, const char *s)
 {
 	FILE *f = fopen(path, "w");

@@ -89,8 +89,13 @@ done
 ddr_load cn10k 1 poll_period_sec=1
 p=$(ddr_pmu cn10k)
 echo 0 > "$DDR_DBG/$p/stats"
-perf stat -a -x, -o /dev/null -e "$p/ddr_cam_read/" sleep 7.6 &
-sleep 2.5
+perf stat -a -x, -o /dev/null -e "$p/ddr_cam_read/" sleep 9 &
+# change the period after two polls (start read + 2 poll reads), however
+# long perf took to start
+for i in $(seq 300); do
+	[ "$(grep -c " R ${cnt0[cn10k]} " "$DDR_DBG/$p/trace")" -ge 3 ] && break
+	sleep 0.05
+done
 echo 2 > $DDR_PARAM
 wait
 iv=$(intervals "$(poll_times "$p" cn10k)")
