@@ -124,7 +124,7 @@ for v in $DDR_VARIANTS; do
 	tap_check "$v: model debugfs directory" test -w "$DDR_DBG/$p0/inject"
 	tap_eq "$v: driver touched no unmapped register" "unmapped 0" \
 		"$(grep unmapped "$DDR_DBG/$p0/stats")"
-	if perf list 2>/dev/null | grep -q "$p0/ddr_cam_read/"; then
+	if perf list pmu 2>/dev/null | grep -q "$p0/ddr_cam_read/"; then
 		tap_ok "$v: perf list shows $p0/ddr_cam_read/"
 	else
 		tap_fail "$v: perf list shows $p0/ddr_cam_read/"
