@@ -457,7 +457,7 @@ static int cmd_pcie(const struct hwtel_opts *o)
 				goto out;
 			ret = 0;
 		}
-		/* the interval as perf timed the two snapshots */
+		/* wall time between the two snapshots */
 		seconds = hwtel_pcie_seconds(b, a);
 		hwtel_pcie_diff(b, a, diff);
 		hwtel_pcie_diff(b, first, cum);
@@ -594,9 +594,8 @@ static int cmd_ddr(const struct hwtel_opts *o)
 			hwtel_ddr_diff(&b[k], &a[k], &diff[k]);
 			hwtel_ddr_diff(&b[k], &first[k], &cum[k]);
 		}
-		/* the fixed group's enabled time is the interval as perf saw it */
-		seconds = diff[0].fixed_enabled ? (double)diff[0].fixed_enabled / 1e9 :
-			  (double)(b[0].timestamp_ns - a[0].timestamp_ns) / 1e9;
+		/* wall time between the two bandwidth readings */
+		seconds = (double)(b[0].timestamp_ns - a[0].timestamp_ns) / 1e9;
 		iter++;
 		ret = ddr_output(o, diff, cum, n, seconds, o->watch && !(o->count && iter >= o->count));
 		if (ret || !o->watch || o->command || (o->count && iter >= o->count))

@@ -197,10 +197,13 @@ struct hwtel_pcie_data {
 	struct hwtel_pcie_status status;
 	bool state_valid;		/* endpoint state came from the control plane */
 	bool truncated;			/* layout larger than the HWTEL_MAX_* sizes */
-	uint64_t timestamp_ns;		/* CLOCK_MONOTONIC of the reading */
+	uint64_t timestamp_ns;		/* CLOCK_MONOTONIC of the snapshot: the
+					 * middle of the group reads (totals:
+					 * the driver's snapshot time)
+					 */
 	uint64_t perf_time_ns;		/* perf time_enabled of the endpoint 0
-					 * group at its read: the instant of the
-					 * hardware snapshot (0 for totals)
+					 * group (perf's clock, local_clock(),
+					 * not NTP-disciplined; 0 for totals)
 					 */
 	unsigned int nendpoints;
 	struct hwtel_pcie_ep endpoints[HWTEL_MAX_EP];
@@ -237,8 +240,8 @@ int hwtel_pcie_read_totals(struct hwtel_pcie *h, struct hwtel_pcie_data *out);
 /* out = new - old, counter by counter (modulo 2^64); gauges, state and flags
  * come from @new. @out may alias @new.
  */
-/* Seconds between two readings: perf's time_enabled of the snapshot when
- * both have it (the instant the hardware was read), else the timestamps.
+/* Seconds between two readings (wall time, CLOCK_MONOTONIC, of the two
+ * snapshots).
  */
 double hwtel_pcie_seconds(const struct hwtel_pcie_data *new_,
 			  const struct hwtel_pcie_data *old);

@@ -264,14 +264,17 @@ bool hwtel_ddr_vanished(struct hwtel_ddr *h)
 
 int hwtel_ddr_read(struct hwtel_ddr *h, struct hwtel_ddr_data *out)
 {
-	uint64_t v[HWTEL_DDR_GENERIC + 2], en, run;
+	uint64_t v[HWTEL_DDR_GENERIC + 2], en, run, t0;
 	unsigned int g, i;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->pmu, sizeof(out->pmu), "%s", h->pmu.name);
 	snprintf(out->identifier, sizeof(out->identifier), "%s", h->identifier);
+	t0 = hwtel_now_ns();
 	ret = hwtel_group_read(h->fixed, v, &en, &run);
+	/* wall time of the bandwidth reading: the middle of its group read */
+	out->timestamp_ns = t0 + (hwtel_now_ns() - t0) / 2;
 	if (ret == -ENODEV && !hwtel_ddr_vanished(h))
 		return hwtel_err(-EBUSY, "%s: the fixed read/write counters could not be scheduled (another perf session owns ddr_ddr_reads or ddr_ddr_writes?)",
 				 h->pmu.name);
@@ -299,7 +302,6 @@ int hwtel_ddr_read(struct hwtel_ddr *h, struct hwtel_ddr_data *out)
 			e->running = run;
 		}
 	}
-	out->timestamp_ns = hwtel_now_ns();
 	return 0;
 }
 

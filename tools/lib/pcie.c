@@ -313,9 +313,11 @@ static int read_state(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 int hwtel_pcie_read(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 {
 	unsigned int e, i;
+	uint64_t t0;
 	int ret;
 
 	hwtel_pcie_data_copy(out, h->tmpl);
+	t0 = hwtel_now_ns();
 	for (e = 0; e < h->neps; e++) {
 		struct ep_group *g = &h->eps[e];
 
@@ -333,7 +335,8 @@ int hwtel_pcie_read(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 		for (i = 0; i < g->n; i++)
 			*slot(&out->endpoints[e], &g->ctr[i]) = g->vals[i];
 	}
-	out->timestamp_ns = hwtel_now_ns();
+	/* the snapshots happened between t0 and now: take the middle */
+	out->timestamp_ns = t0 + (hwtel_now_ns() - t0) / 2;
 	return read_state(h, out);
 }
 

@@ -136,9 +136,11 @@ void hwtel_pcie_diff(const struct hwtel_pcie_data *new_,
 double hwtel_pcie_seconds(const struct hwtel_pcie_data *new_,
 			  const struct hwtel_pcie_data *old)
 {
-	if (new_->perf_time_ns && old->perf_time_ns && new_->perf_time_ns > old->perf_time_ns)
+	if (new_->timestamp_ns > old->timestamp_ns)
+		return (double)(new_->timestamp_ns - old->timestamp_ns) / 1e9;
+	if (new_->perf_time_ns > old->perf_time_ns)
 		return (double)(new_->perf_time_ns - old->perf_time_ns) / 1e9;
-	return (double)(new_->timestamp_ns - old->timestamp_ns) / 1e9;
+	return 0;
 }
 
 /* 100 * part / whole, computed as the reference tool does (NaN if whole 0) */

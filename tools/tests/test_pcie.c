@@ -480,11 +480,12 @@ TEST(pcie_interval_from_perf_time)
 
 	a->timestamp_ns = 1000000000;
 	b->timestamp_ns = 2500000000;
-	/* no perf time (totals): the timestamps */
-	CHECK_NEAR(hwtel_pcie_seconds(b, a), 1.5, 1e-12);
-	/* perf time of the snapshots wins */
+	/* wall time of the snapshots, whatever perf's clock says */
 	a->perf_time_ns = 7000000;
 	b->perf_time_ns = 1007000000;
+	CHECK_NEAR(hwtel_pcie_seconds(b, a), 1.5, 1e-12);
+	/* no timestamps: perf's clock */
+	a->timestamp_ns = b->timestamp_ns = 0;
 	CHECK_NEAR(hwtel_pcie_seconds(b, a), 1.0, 1e-12);
 	free(a);
 	free(b);
