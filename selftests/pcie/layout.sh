@@ -104,15 +104,12 @@ topology()
 
 # the seed's own configuration
 topology 1 1 4 4 2 2 48 128 128 64 64 4
-# 1 endpoint, 1 port, 2 regions everywhere
-topology 1 1 2 2 2 2 48 64 64 64 64 4
+# 1 endpoint, 1 port, 2 regions everywhere; the narrowest counters (33 bits)
+topology 1 1 2 2 2 2 33 64 64 64 64 4
 # 2 endpoints, 2 ports, 4 regions; narrow UP (padding region) and other bytes
 topology 2 2 4 4 3 4 48 128 64 96 128 8
-# 16 endpoints
-topology 16 1 4 4 2 2 48 128 128 64 64 4
-# counter widths at both ends of the range
-topology 1 1 4 4 2 2 33 128 128 64 64 4
-topology 1 1 4 4 2 2 64 128 128 64 64 4
+# 16 endpoints; the widest counters (64 bits)
+topology 16 1 4 4 2 2 64 128 128 64 64 4
 
 # probe refusals
 probe_refused()
