@@ -8,8 +8,8 @@
 
 . "$(dirname "$0")/tool_lib.sh"
 VARIANTS="cn10k odyssey cn20k"
-tool_need_modules 22 hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 22
+tool_need_modules 23 hwtel_sim_ddr marvell_cn10k_ddr_pmu
+tap_plan 23
 
 for v in $VARIANTS; do
 	if ! ddr_up "$v"; then
@@ -113,5 +113,21 @@ assert "# TYPE hwtel_ddr_bytes_total counter" in t
 	fi
 	ddr_down
 done
+
+# two controllers: the default report covers both, each with its own counts
+if ddr_down && modprobe hwtel_sim_ddr variant=odyssey instances=2 &&
+   modprobe marvell_cn10k_ddr_pmu; then
+	p1=$(ls /sys/bus/event_source/devices | grep '^mrvl_ddr_pmu_' | sort | sed -n 2p)
+	"$HW" ddr -j -e ddr_refresh -- sh -c "echo 'ddr_ddr_reads 4242' > $SIMDBG/$p1/inject" > "$T/two.json"
+	tool_py "two controllers: both reported, reads land exactly on the second" '
+import json, sys
+d = json.load(open(sys.argv[1]))["data"]
+got = {p["pmu"]: p["reads"] for p in d}
+assert len(d) == 2 and got[sys.argv[2]] == 4242 and sorted(got.values()) == [0, 4242], got
+' "$T/two.json" "$p1"
+else
+	tap_fail "two controllers: load the model with instances=2"
+fi
+ddr_down
 
 tap_done

@@ -7,8 +7,8 @@
 # the LOST DELTAS / READ-OUT OVERRUN warnings and a larger layout.
 
 . "$(dirname "$0")/tool_lib.sh"
-tool_need_modules 23 hwtel_sim_pcie ndk_pcie_tlm
-tap_plan 23
+tool_need_modules 24 hwtel_sim_pcie ndk_pcie_tlm
+tap_plan 24
 
 # --- 1-3: -t 1 on the seed profile -------------------------------------
 pcie_up profile=seed || { tap_fail "load model (seed) and driver"; tap_done; }
@@ -165,6 +165,27 @@ tap_check "watch printed 3 or more complete intervals ($n)" test "$n" -ge 3 -a \
 	"$(grep -c '^PTC storage FIFO words' "$T/watch.txt")" -ge 3
 # 52 counters of the seed layout, opened once: same descriptors every interval
 tap_eq "watch reuses its 52 open events (perf fds at interval 1 and 3)" "52 52" "$fds1 $fds3"
+
+"$HW" pcie -w -t 0.3 -j > "$T/wj.txt" 2>&1 &
+pid=$!
+wait_for "$T/wj.txt" '"seconds"' 2 30
+kill -TERM $pid
+wait $pid
+rc=$?
+tool_py "JSON watch exits 0 on SIGTERM; every document parses" '
+import json, sys
+rc, text = sys.argv[2], open(sys.argv[1]).read()
+assert rc == "0", f"exit {rc}"
+docs, dec, i = [], json.JSONDecoder(), 0
+while True:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i >= len(text):
+        break
+    d, i = dec.raw_decode(text, i)
+    docs.append(d)
+assert len(docs) >= 2 and all(0.29 <= d["seconds"] <= 3 for d in docs), [d["seconds"] for d in docs]
+' "$T/wj.txt" "$rc"
 
 # --- 14-18: flags -------------------------------------------------------
 pcie_up profile=idle || { tap_fail "reload model (idle)"; tap_done; }
