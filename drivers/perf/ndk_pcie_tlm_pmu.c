@@ -536,6 +536,33 @@ static int ndk_tlm_event_init(struct perf_event *event)
 /* ------------------------------------------------------------------ */
 /* poller: keeps every entry within one wrap, reports new STATUS flags */
 
+/*
+ * Bring every entry within one wrap. Interrupts stay off for one chunk of
+ * entries at a time only: an entry read after someone else's newer SNAPSHOT
+ * simply takes that one, its total still moves forward in time.
+ */
+#define TLM_POLL_CHUNK	64
+
+static void ndk_tlm_poll_counters(struct ndk_tlm *tlm)
+{
+	u32 i, end, n = tlm->lay.entries_used;
+	unsigned long flags;
+	int ret;
+
+	raw_spin_lock_irqsave(&tlm->lock, flags);
+	ret = ndk_tlm_snapshot(tlm);
+	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	if (ret)
+		return;
+	for (i = 0; i < n; i = end) {
+		end = min(i + TLM_POLL_CHUNK, n);
+		raw_spin_lock_irqsave(&tlm->lock, flags);
+		for (; i < end; i++)
+			ndk_tlm_entry_update(tlm, i);
+		raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	}
+}
+
 static enum hrtimer_restart ndk_tlm_poll(struct hrtimer *t)
 {
 	struct ndk_tlm *tlm = container_of(t, struct ndk_tlm, poller);
@@ -544,11 +571,12 @@ static enum hrtimer_restart ndk_tlm_poll(struct hrtimer *t)
 	u32 fl = 0, new = 0;
 	bool listening = ndk_tlm_nl_listening();
 
-	raw_spin_lock_irqsave(&tlm->lock, flags);
 	if (ktime_compare(now, tlm->next_poll) >= 0) {
-		ndk_tlm_update_all(tlm);
+		ndk_tlm_poll_counters(tlm);
 		tlm->next_poll = ktime_add_ns(now, tlm->poll_ns);
 	}
+
+	raw_spin_lock_irqsave(&tlm->lock, flags);
 	if (listening) {
 		fl = ndk_tlm_read_flags(tlm);
 		new = fl & ~tlm->flags_seen;
