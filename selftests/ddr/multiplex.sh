@@ -11,17 +11,19 @@
 # count * enabled / running, the run time and running/enabled in percent,
 # so expected = R * enabled = R * run_time * 100 / pct.
 #
-# Tolerance: 4 %. With a constant rate the estimate is unbiased but for
-# two effects: perf's CSV prints running/enabled truncated to a whole
-# percent (up to 1.6 % at 62 %), and each rotation enables the counter a little
-# after perf starts its running time (about 100 us under TCG). The test
-# sets the PMU's mux interval to 40 ms so the latter stays near 0.3 %; at
-# the default 4 ms it alone reaches 3-5 % under TCG. Measured: -2.2 % to
-# -0.2 %.
+# Tolerance: 5 %. With a constant rate the estimate is unbiased but for
+# small offsets between perf's time accounting and the counting windows:
+# perf's CSV prints running/enabled truncated to a whole percent (up to
+# 1.6 % at 62 %); each rotation enables the counter a little after perf
+# starts its running time (about 100 us under TCG; the test sets the mux
+# interval to 40 ms to keep this near 0.3 %); and a session loses a few
+# tens of ms at its start on a busy TCG host. All three make the estimate
+# low. Measured with 2.5 s sessions: -2.2 % to -0.2 % (1.5 s sessions on a
+# host at load 9 reached -5 %, hence the 2.5 s).
 
 . "$(dirname "$0")/ddr_lib.sh"
 
-TOL_PCT=4
+TOL_PCT=5
 GEN="ddr_hif_rd_or_wr_access ddr_hif_wr_access ddr_hif_rd_access ddr_hif_rmw_access ddr_hif_pri_rdaccess ddr_rd_bypass_access ddr_act_bypass_access ddr_hpri_sched_rd_crit_access ddr_lpri_sched_rd_crit_access ddr_wr_trxn_crit_access ddr_cam_active_access ddr_cam_read"
 
 # check CSV-FILE: one "ok"/"bad" line per event with its error
