@@ -12,21 +12,22 @@
 # hrtimer_forward_now(), so poll k happens at T0 + k * period + L_k with a
 # lateness L_k >= 0 that does not accumulate. The test checks
 #
-#  - the mean interval, (t_last - t_first) / (n - 1), within 20 ms (2 %) of
-#    the period: endpoint lateness divided by at least 3 intervals;
-#  - every L_k, with T0 = min_k(t_k - k * period), at most 100 ms: no drift
-#    off the grid.
+#  - the median interval within 20 ms (2 %) of the period (one late poll
+#    lengthens one interval and shortens the next; the median ignores it);
+#  - L_k, with T0 = min_k(t_k - k * period), at most 50 ms for all polls
+#    but at most one: the polls stay on the grid, no drift.
 #
 # The slack is the guest's timer-interrupt latency under TCG emulation on a
-# shared, busy 2-CPU host: L_k is typically 0.5-10 ms, and up to 45 ms was
-# seen at a host load of 9. A wrong period (ms taken for s gives no poll at
-# all; 1.1 s drifts by 100 ms per poll) fails both checks.
+# shared, busy 2-CPU host: L_k is typically 0.5-10 ms; single polls were
+# seen 45 ms and once 111 ms late at a host load of 9 (a host scheduling
+# stall; the next poll was back on the grid). A wrong period (ms taken for
+# s gives no poll at all; 1.1 s drifts by 100 ms per poll) fails both.
 
 . "$(dirname "$0")/ddr_lib.sh"
 
 TOL_NS=50000000		# one interval, for telling 1 s from 2 s
-MEAN_TOL_NS=20000000
-LATE_TOL_NS=100000000
+MEDIAN_TOL_NS=20000000
+LATE_TOL_NS=50000000
 
 declare -A cnt0=([cn10k]=0x08080 [odyssey]=0x201c0 [cn20k]=0x201c0)
 
@@ -41,19 +42,19 @@ poll_times()
 # intervals "TIMES": differences of consecutive times
 intervals() { echo "$1" | awk 'NR > 1 { print $1 - prev } { prev = $1 }'; }
 
-# max_lateness "TIMES" PERIOD_NS: max L_k in ns on the best grid
-max_lateness()
+# lateness "TIMES" PERIOD_NS: L_k in ns on the best grid, one per line
+lateness()
 {
 	echo "$1" | awk -v p="$2" '
 		{ t[NR - 1] = $1; n = NR }
 		END {
 			t0 = t[0]
 			for (k = 0; k < n; k++) if (t[k] - k * p < t0) t0 = t[k] - k * p
-			m = 0
-			for (k = 0; k < n; k++) if (t[k] - k * p - t0 > m) m = t[k] - k * p - t0
-			printf "%d\n", m
+			for (k = 0; k < n; k++) printf "%d\n", t[k] - k * p - t0
 		}'
 }
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # within "LIST" PERIOD_NS: every interval within TOL_NS of the period
 within()
@@ -76,26 +77,29 @@ for v in $DDR_VARIANTS; do
 	fi
 	p=$(ddr_pmu "$v")
 	echo 0 > "$DDR_DBG/$p/stats"
-	perf stat -a -x, -o /dev/null -e "$p/ddr_cam_read/" sleep 5.6
+	perf stat -a -x, -o /dev/null -e "$p/ddr_cam_read/" sleep 6.6
 	ts=$(poll_times "$p" "$v")
 	n=$(echo "$ts" | grep -c .)
-	tap_check "$v: at least 4 polls in 5.6 s (got $n)" test "$n" -ge 4
-	late=$(max_lateness "$ts" 1000000000)
+	tap_check "$v: at least 5 polls in 6.6 s (got $n)" test "$n" -ge 5
 	iv=$(intervals "$ts")
-	mean=$(( ($(echo "$ts" | tail -n1) - $(echo "$ts" | head -n1)) / (n - 1) ))
-	merr=$((mean - 1000000000))
+	med=$(echo "$iv" | median)
+	merr=$((med - 1000000000))
 	merr=${merr#-}
-	if [ "$merr" -le "$MEAN_TOL_NS" ]; then
-		tap_ok "$v: mean poll interval $mean ns (error $((merr / 1000)) us)"
+	late=$(lateness "$ts" 1000000000)
+	maxl=$(echo "$late" | sort -n | tail -n1)
+	nlate=$(echo "$late" | awk -v l="$LATE_TOL_NS" '$1 > l' | grep -c .)
+	tap_diag "$v: intervals (ns): $(echo $iv)"
+	tap_diag "$v: lateness (ns): $(echo $late)"
+	if [ "$merr" -le "$MEDIAN_TOL_NS" ]; then
+		tap_ok "$v: median poll interval $med ns (error $((merr / 1000)) us)"
 	else
-		tap_fail "$v: mean poll interval 1 s within 20 ms" "intervals (ns):" $iv
+		tap_fail "$v: median poll interval 1 s within 20 ms" "median $med"
 	fi
-	if [ "$late" -le "$LATE_TOL_NS" ]; then
-		tap_ok "$v: polls on a 1 s grid, max lateness $((late / 1000)) us"
+	if [ "$nlate" -le 1 ]; then
+		tap_ok "$v: polls on the 1 s grid (max lateness $((maxl / 1000)) us, $nlate over 50 ms)"
 	else
-		tap_fail "$v: polls on a 1 s grid within 100 ms" "intervals (ns):" $iv
+		tap_fail "$v: polls on the 1 s grid within 50 ms" "$nlate polls later"
 	fi
-	tap_diag "$v: intervals (ns): $(echo $iv); mean $mean ns; max lateness $late ns"
 	ddr_unload
 done
 
