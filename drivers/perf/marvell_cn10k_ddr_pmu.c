@@ -990,7 +990,7 @@ static struct platform_driver ddr_driver = {
 	},
 	.id_table = ddr_id_table,
 	.probe = ddr_probe,
-	.remove_new = ddr_remove,	/* in 6.1.y and 6.12 */
+	.hwtel_platform_remove = ddr_remove,
 };
 
 static int __init ddr_pmu_init(void)
