@@ -116,7 +116,10 @@ for i in $(seq 300); do
 done
 echo 2 > $DDR_PARAM
 wait
-iv=$(intervals "$(poll_times "$p" cn10k)")
+# The first interval is left out: it may start at a read made while the
+# event was being added (seen 104 ms after the timer was armed under TCG),
+# not at a poll.
+iv=$(intervals "$(poll_times "$p" cn10k)" | sed 1d)
 tap_diag "intervals across the change (ns): $(echo $iv)"
 ones= twos= order=ok seen2=
 for d in $iv; do
