@@ -911,8 +911,7 @@ static int ddr_probe(struct platform_device *pdev)
 	p->v = v;
 	p->dev = &pdev->dev;
 	raw_spin_lock_init(&p->lock);
-	hrtimer_init(&p->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	p->timer.function = ddr_poll;
+	hrtimer_setup(&p->timer, ddr_poll, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 
 	p->pmu = (struct pmu) {
 		.module		= THIS_MODULE,
@@ -926,6 +925,7 @@ static int ddr_probe(struct platform_device *pdev)
 		.stop		= ddr_event_stop,
 		.read		= ddr_event_read,
 	};
+	hwtel_pmu_set_parent(&p->pmu, &pdev->dev);
 
 	ddr_hw_init(p);
 

@@ -957,8 +957,8 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 	tlm->tick_ns = min_t(u64, tlm->poll_ns,
 			     max_t(u64, flags_poll_ms, 1) * NSEC_PER_MSEC);
 	tlm->next_poll = ktime_add_ns(ktime_get(), tlm->poll_ns);
-	hrtimer_init(&tlm->poller, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	tlm->poller.function = ndk_tlm_poll;
+	hrtimer_setup(&tlm->poller, ndk_tlm_poll, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
 
 	tlm->pmu = (struct pmu) {
 		.module		= THIS_MODULE,
@@ -977,6 +977,7 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 		.commit_txn	= ndk_tlm_commit_txn,
 		.cancel_txn	= ndk_tlm_cancel_txn,
 	};
+	hwtel_pmu_set_parent(&tlm->pmu, dev);
 
 	tlm->cpu = raw_smp_processor_id();
 	ret = cpuhp_state_add_instance_nocalls(ndk_tlm_hp_state, &tlm->node);
