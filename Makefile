@@ -93,8 +93,10 @@ vmtest: lab-modules tools
 check:
 	scripts/check
 
+# The demo boots one kernel (HWTEL_DEMO_KERNEL, default 6.1): only that one
+# is built.
 demo: deps
-	$(MAKE) lab-modules tools
+	$(MAKE) lab-modules tools LAB_SERIES=$${HWTEL_DEMO_KERNEL:-6.1}
 	scripts/demo
 
 bench: lab-modules tools
