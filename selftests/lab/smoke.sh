@@ -15,9 +15,16 @@ trap cleanup EXIT
 
 tap_eq "kernel release is the staged $HWTEL_KERNEL kernel" "$HWTEL_KVER" "$(uname -r)"
 
+rt=$(cat /sys/kernel/realtime 2>/dev/null || echo 0)
 case "$HWTEL_KERNEL" in
 6.1)  tap_check "kernel is 6.1" grep -q '^6\.1\.' /proc/sys/kernel/osrelease ;;
-6.12) tap_check "kernel is 6.12" grep -q '^6\.12\.' /proc/sys/kernel/osrelease ;;
+6.12) tap_check "kernel is 6.12, not RT" \
+	test "$(grep -c '^6\.12\.' /proc/sys/kernel/osrelease):$rt" = 1:0 ;;
+6.12-rt) tap_check "kernel is 6.12 with PREEMPT_RT" \
+	test "$(grep -c '^6\.12\..*-rt-amd64$' /proc/sys/kernel/osrelease):$rt" = 1:1 ;;
+newest) tap_check "kernel is newer than 6.12" \
+	test "$(printf '6.12.999\n%s\n' "$(uname -r)" | sort -V | tail -n1)" = "$(uname -r)" ;;
+debug) tap_check "kernel is the debug kernel's release" test "$(uname -r)" = "$HWTEL_KVER" ;;
 *)    tap_fail "kernel series known" "HWTEL_KERNEL=$HWTEL_KERNEL" ;;
 esac
 
