@@ -8,7 +8,9 @@
  *
  * T threads (default 3) each loop: pick a CPU, open a software-led group on
  * it (cpu-clock leader, pid -1, 1..3 software siblings, and with --pmu one
- * event of that PMU as a sibling too), enable it, read it, close the
+ * event of that PMU as a sibling too, and then 70 % of the groups go to the
+ * PMU's cpumask CPU, so the PMU's hotplug callback migrates them), enable
+ * it, read it, close the
  * members in a random order. One more thread takes the CPUs offline and
  * online. Runs S seconds (default 60), then counts dmesg splats (list_del
  * corruption and friends). Uses no hwtel module unless --pmu names one.
@@ -25,6 +27,26 @@
 
 static double t_end;
 static int ncpu, ptype = -1;
+static char pname[128];
+
+/* the PMU's CPU now (it follows hotplug), or -1 */
+static int pmu_cpu(void)
+{
+	char p[256], b[32];
+	int fd;
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/sys/bus/event_source/devices/%s/cpumask", pname);
+	fd = open(p, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	b[n] = 0;
+	return atoi(b);
+}
 static uint64_t pconfig = 1;
 static atomic_ulong groups, members, cycles;
 
@@ -53,6 +75,9 @@ static void *worker(void *arg)
 	while (fz_now() < t_end) {
 		int fds[6], n = 0, k, m = 1 + fz_below(&r, 3);
 		int cpu = fz_below(&r, ncpu);
+
+		if (ptype >= 0 && fz_pct(&r, 70) && pmu_cpu() >= 0)
+			cpu = pmu_cpu();	/* where the PMU counts: it must migrate */
 
 		fds[n] = ev(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, cpu, -1);
 		if (fds[n] < 0)
@@ -139,7 +164,8 @@ int main(int argc, char **argv)
 			int fd;
 			ssize_t n;
 
-			snprintf(p, sizeof(p), "/sys/bus/event_source/devices/%s/type", argv[++i]);
+			snprintf(pname, sizeof(pname), "%s", argv[++i]);
+			snprintf(p, sizeof(p), "/sys/bus/event_source/devices/%s/type", pname);
 			fd = open(p, O_RDONLY);
 			n = fd >= 0 ? read(fd, b, sizeof(b) - 1) : -1;
 			if (n <= 0)
