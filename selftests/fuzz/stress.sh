@@ -12,14 +12,14 @@
 # every instance must count exactly what is injected into the models,
 # including a PCIe counter that wraps at CNT_WIDTH 33.
 #
-# Budget: HWTEL_STRESS_ROUNDS (default 2, 4 on the debug kernel) rounds of
+# Budget: HWTEL_STRESS_ROUNDS (default 1, 2 on the debug kernel) rounds of
 # HWTEL_STRESS_SECONDS (default 6) seconds of churn. HWTEL_FUZZ_SEED replays
 # the churn threads' choices (timing still differs). The last lines print
 # the counts and "N lost, N splats".
 
 . "$(dirname "$0")/fuzz_lib.sh"
 
-ROUNDS=${HWTEL_STRESS_ROUNDS:-$(fz_budget 4 2)}
+ROUNDS=${HWTEL_STRESS_ROUNDS:-$(fz_budget 2 1)}
 SECS=${HWTEL_STRESS_SECONDS:-6}
 DBG=/sys/kernel/debug/hwtel-sim
 EVT=$HWTEL_BUILD/selftests-bin/pcie/pcie_evt
