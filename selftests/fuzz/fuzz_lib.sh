@@ -8,7 +8,7 @@
 #   FZ_SEED      seed for this run: $HWTEL_FUZZ_SEED, else one from the clock
 #   fz_budget DEBUG OTHER   $DEBUG on the debug kernel, $OTHER elsewhere
 
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 tap_require_lab
 
 FZ_BIN=${HWTEL_BUILD:?}/selftests-bin/fuzz
