@@ -456,7 +456,7 @@ int main(int argc, char **argv)
 
 	printf("TAP version 13\n1..4\n");
 	printf("# nl_fuzz --seed 0x%llx --iters %lu --seconds %g%s\n",
-	       (unsigned long long)opt_seed, opt_iters, opt_seconds,
+	       (unsigned long long)opt_seed, opt_iters == ~0UL ? 0 : opt_iters, opt_seconds,
 	       opt_unpriv ? "" : " --no-unpriv");
 	find_devs();
 	for (i = 0; i < ndevs; i++)

@@ -829,7 +829,8 @@ int main(int argc, char **argv)
 	find_cpus();
 	printf("TAP version 13\n1..4\n");
 	printf("# perf_fuzz --seed 0x%llx --iters %lu --threads %u --seconds %g%s%s\n",
-	       (unsigned long long)opt_seed, opt_iters, opt_threads, opt_seconds,
+	       (unsigned long long)opt_seed, opt_iters == ~0UL ? 0 : opt_iters,
+	       opt_threads, opt_seconds,
 	       opt_hotplug ? "" : " --no-hotplug", opt_sw_leaders ? " --sw-leaders" : "");
 	for (i = 0; i < npmus; i++)
 		printf("# pmu %s type %u cpu %d fields %d aliases %d\n", pmus[i].name,
