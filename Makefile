@@ -8,6 +8,8 @@
 #   make check                everything CI runs (build, lint, unit, VM suite)
 #   make demo                 boot the lab and show the PMUs on their models
 #   make bench                MMIO cost and tool overhead, as ratios
+#   make fuzz FUZZ_S=N        both fuzzers, N s each, in the lab (FUZZ_KERNEL=6.12)
+#   make stress               churn/hotplug/reload stress (STRESS_ROUNDS=10)
 
 SHELL      := /bin/bash
 srctree    := $(CURDIR)
@@ -26,7 +28,7 @@ LAB_SERIES ?= $(shell scripts/labkernel --list)
 export O
 
 .PHONY: all modules modules_install clean deps lab-modules sparse checkpatch \
-	tools unit vmtest check demo bench linux-src
+	tools unit vmtest check demo bench linux-src fuzz stress
 
 all: modules
 
@@ -101,6 +103,24 @@ demo: deps
 
 bench: lab-modules tools
 	scripts/bench
+
+# Fuzz and stress in one lab kernel (Documentation/dev-tools/hwtel-fuzz.rst).
+# FUZZ_SEED=S replays a seed printed by an earlier run.
+FUZZ_S        ?= 60
+FUZZ_KERNEL   ?= 6.12
+STRESS_ROUNDS ?= 10
+FUZZ_ENV       = $(if $(FUZZ_SEED),HWTEL_FUZZ_SEED=$(FUZZ_SEED))
+
+fuzz: lab-modules tools
+	scripts/vmrun --kernel $(FUZZ_KERNEL) --timeout $$(( 2 * $(FUZZ_S) + 600 )) -- \
+		env HWTEL_FUZZ_SECONDS=$(FUZZ_S) HWTEL_TEST_TIMEOUT=$$(( $(FUZZ_S) + 300 )) \
+		$(FUZZ_ENV) selftests/run_in_vm fuzz/perf.sh fuzz/netlink.sh
+
+stress: lab-modules tools
+	scripts/vmrun --kernel $(FUZZ_KERNEL) --timeout $$(( 30 * $(STRESS_ROUNDS) + 600 )) -- \
+		env HWTEL_STRESS_ROUNDS=$(STRESS_ROUNDS) \
+		HWTEL_TEST_TIMEOUT=$$(( 30 * $(STRESS_ROUNDS) + 300 )) \
+		$(FUZZ_ENV) selftests/run_in_vm fuzz/stress.sh
 
 clean:
 	rm -rf $(O)
