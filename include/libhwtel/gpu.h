@@ -178,8 +178,9 @@ const struct hwtel_gpu_report *hwtel_gpu_cumulative(const struct hwtel_gpu *g);
 int hwtel_gpu_format_text(FILE *f, const struct hwtel_gpu_report *r);
 int hwtel_gpu_format_json(FILE *f, const struct hwtel_gpu_report *r);
 int hwtel_gpu_format_csv(FILE *f, const struct hwtel_gpu_report *r, const char *sep);
-/* Counters since the start of the capture (@cum) */
-int hwtel_gpu_format_prom(FILE *f, const struct hwtel_gpu_report *cum);
+/* Counters since the start of the capture (@cum), gauges of the interval @r */
+int hwtel_gpu_format_prom(FILE *f, const struct hwtel_gpu_report *cum,
+			  const struct hwtel_gpu_report *r);
 
 /*
  * Process names (gpu_proc.c): the proc connector (netlink, needs
@@ -189,16 +190,16 @@ int hwtel_gpu_format_prom(FILE *f, const struct hwtel_gpu_report *cum);
 struct hwtel_gpu_procmon;
 /* Returns 0, or a negative errno (hwtel_last_error() says why) */
 int hwtel_gpu_procmon_start(struct hwtel_gpu_procmon **out);
-/* Read pending process events (non-blocking); returns 0 or negative errno */
-int hwtel_gpu_procmon_poll(struct hwtel_gpu_procmon *m);
-int hwtel_gpu_procmon_fd(const struct hwtel_gpu_procmon *m);
+/* Events the kernel dropped (socket buffer overrun) */
+unsigned long hwtel_gpu_procmon_lost(struct hwtel_gpu_procmon *m);
 /* Hand the lives seen so far to @g */
 int hwtel_gpu_procmon_lives(struct hwtel_gpu_procmon *m, struct hwtel_gpu *g);
 void hwtel_gpu_procmon_stop(struct hwtel_gpu_procmon *m);
-/* Fill unknown names of @r from /proc (processes still alive), else leave
- * comm empty (shown as the PID). @procroot: "/proc" or a test tree.
+/* Fill the names the process events did not give from /proc (processes
+ * still alive) in the last reports, else leave comm empty (shown as the
+ * PID). @procroot: NULL for "/proc", or a test tree.
  */
-void hwtel_gpu_names_from_proc(struct hwtel_gpu_report *r, const char *procroot);
+void hwtel_gpu_names_from_proc(struct hwtel_gpu *g, const char *procroot);
 
 #ifdef __cplusplus
 }

@@ -347,7 +347,9 @@ int hwtel_gpu_add_life(struct hwtel_gpu *g, int pid, uint64_t start_ns,
 
 void hwtel_gpu_begin(struct hwtel_gpu *g, uint64_t t0_ns)
 {
-	g->t0 = g->cum_t0 = g->now = t0_ns;
+	/* events of the first batch may predate t0 (recording started first) */
+	g->t0 = g->cum_t0 = t0_ns;
+	g->now = 0;
 	g->begun = true;
 }
 
@@ -806,4 +808,22 @@ int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
 const struct hwtel_gpu_report *hwtel_gpu_cumulative(const struct hwtel_gpu *g)
 {
 	return &g->rep[SET_CUM];
+}
+
+void hwtel_gpu_names_from_proc(struct hwtel_gpu *g, const char *procroot)
+{
+	unsigned int s, i;
+
+	for (s = 0; s < NSETS; s++) {
+		struct hwtel_gpu_report *r = &g->rep[s];
+
+		for (i = 0; i < r->nconsumers; i++) {
+			struct hwtel_gpu_consumer *c = &r->consumers[i];
+
+			if (c->comm[0] || c->pid <= 0)
+				continue;
+			hwtel_read_proc_name(procroot ? procroot : "/proc", c->pid, c->comm,
+					     sizeof(c->comm), c->cmdline, sizeof(c->cmdline));
+		}
+	}
 }

@@ -432,3 +432,38 @@ TEST(gpu_opp_file)
 	CHECK(t == NULL);
 	unlink(path);
 }
+
+/* The report formats on the scenario (names from process lives) */
+TEST(gpu_format_golden)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *f;
+
+	scenario();
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_add_life(g, 100, 0, UINT64_MAX, "glmark2", "glmark2 -b build");
+	hwtel_gpu_add_life(g, 200, 0, T0 + 30 * MS, "weston", "weston --backend=drm, \"x\"");
+	hwtel_gpu_begin(g, T0);
+	CHECK_EQ(hwtel_gpu_feed(g, stream, stream_len), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 20 * MS, &r), 0);
+	free(stream);
+	if (!r) {
+		hwtel_gpu_free(g);
+		return;
+	}
+	f = open_memstream(&out, &olen);
+	CHECK_EQ(hwtel_gpu_format_text(f, r), 0);
+	fputs("--- csv\n", f);
+	CHECK_EQ(hwtel_gpu_format_csv(f, r, ","), 0);
+	fputs("--- prometheus\n", f);
+	CHECK_EQ(hwtel_gpu_format_prom(f, hwtel_gpu_cumulative(g), r), 0);
+	fputs("--- json\n", f);
+	CHECK_EQ(hwtel_gpu_format_json(f, r), 0);
+	fclose(f);
+	CHECK(unit_golden(out, "golden/gpu-scenario.txt", true));
+	free(out);
+	hwtel_gpu_free(g);
+}
