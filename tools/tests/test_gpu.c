@@ -10,6 +10,8 @@
 
 #include <libhwtel/gpu.h>
 
+#include "cli.h"
+
 #include "unit.h"
 
 #define T0	1700000000000000000ull	/* UNIX ns of the scenario's 0 */
@@ -466,4 +468,25 @@ TEST(gpu_format_golden)
 	CHECK(unit_golden(out, "golden/gpu-scenario.txt", true));
 	free(out);
 	hwtel_gpu_free(g);
+}
+
+/* hwtel gpu: exit statuses of bad options and of a missing source */
+TEST(gpu_cli_exit_status)
+{
+	char a0[] = "gpu", dbg[] = "--debugfs", none[] = "/nonexistent-hwtel", j[] = "-j",
+	     x[] = "-x", comma[] = ",", t[] = "-t", zero[] = "0", bogus[] = "--bogus",
+	     init[] = "--initial-opp", bad[] = "266", q[] = "-q";
+	char *v1[] = { a0, dbg, none, NULL };
+	char *v2[] = { a0, j, x, comma, NULL };
+	char *v3[] = { a0, t, zero, NULL };
+	char *v4[] = { a0, bogus, NULL };
+	char *v5[] = { a0, init, bad, NULL };
+	char *v6[] = { a0, q, NULL };
+
+	CHECK_EQ(hwtel_gpu_main(3, v1), HWTEL_EXIT_NOPMU);
+	CHECK_EQ(hwtel_gpu_main(4, v2), HWTEL_EXIT_USAGE);
+	CHECK_EQ(hwtel_gpu_main(3, v3), HWTEL_EXIT_USAGE);
+	CHECK_EQ(hwtel_gpu_main(2, v4), HWTEL_EXIT_USAGE);
+	CHECK_EQ(hwtel_gpu_main(3, v5), HWTEL_EXIT_USAGE);
+	CHECK_EQ(hwtel_gpu_main(2, v6), HWTEL_EXIT_USAGE);
 }
