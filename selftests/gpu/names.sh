@@ -3,13 +3,14 @@
 #
 # Names of short-lived processes: a process that starts, submits a GPU job
 # with its own PID and exits long before hwtel reads the events keeps its
-# name (proc connector); without process events it is shown by PID. Also:
+# name (proc connector); without process events it is shown by PID. A PID
+# reused during the capture (ns_last_pid) gives one row per process. Also:
 # a STOP without START and a malformed line in the stream are reported with
 # their line numbers and skipped.
 
 . "$(dirname "$0")/gpu_lib.sh"
-gpu_need_model 9
-tap_plan 9
+gpu_need_model 12
+tap_plan 12
 
 if ! mali_up; then
 	tap_fail "load hwtel_sim_mali"
@@ -60,4 +61,27 @@ tap_eq "without process events the gone process has no name (shown as its PID)" 
 "$HW" gpu --no-proc-events -- sh -c "$RUN" > "$T/np.txt" 2>/dev/null
 pid=$(cat "$T/pid")
 tap_check "text shows [PID] for it" grep -q "^ *$pid  \[$pid\] " "$T/np.txt"
+
+# PID reuse: "first" submits a job and exits; ns_last_pid makes the next
+# fork, "second", get the same PID; it submits a job too
+ln -s "$(command -v dash)" "$T/first"
+ln -s "$(command -v dash)" "$T/second"
+REUSE="$T/first -c 'echo job self PP1 0 1000000 > $CTL; echo \$\$ > $T/r1'
+p=\$(cat $T/r1); sleep 0.1
+echo \$((p - 1)) > /proc/sys/kernel/ns_last_pid
+$T/second -c 'echo job self PP2 0 2000000 > $CTL; echo \$\$ > $T/r2'
+sleep 1"
+"$HW" gpu -j --initial-opp 266:1000 -- sh -c "$REUSE" > "$T/r.json" 2> "$T/r.err"
+tap_eq "precondition: the second process got the first one's PID" "$(cat "$T/r1")" "$(cat "$T/r2")"
+got=$(python3 - "$T/r.json" "$(cat "$T/r1")" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = sorted((c for c in d["consumers"] if c["pid"] == int(sys.argv[2])), key=lambda c: c["life"])
+print(" ".join("%d:%s:%d" % (x["life"], x["comm"], x["energy_upj"]) for x in c))
+PY
+)
+tap_eq "one row per life of the PID: first 1 ms, second 2 ms at 1 PW" \
+	"0:first:1000 1:second:2000" "$got"
+tap_check "the text says the PID was reused" sh -c \
+	"'$HW' gpu --initial-opp 266:1000 -- sh -c \"\$1\" 2>/dev/null | grep -q 'A PID was reused'" _ "$REUSE"
 tap_done
