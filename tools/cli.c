@@ -5,6 +5,7 @@
  *   hwtel pcie [-d DEV] [-i N] [-t SEC] [-w] [-c] [-j] [-x SEP] [--prometheus FILE]
  *   hwtel ddr  [-d DEV] [-i N] [-t SEC] [-w] [-j] [-x SEP] [-e EVENTS] [--prometheus FILE]
  *   hwtel list
+ *   hwtel gpu  [-t SEC | -- COMMAND] [-w] [-j|-x SEP] ...  (cli_gpu.c)
  *   nfb-pcie-telemetry [the reference tool's options]
  */
 #include <dirent.h>
@@ -69,6 +70,8 @@ static void usage(FILE *f)
 	      "  pcie    PCIe telemetry report (NDK PCIE_TELEMETRY_MI, PMU ndk_pcie_tlm_*)\n"
 	      "  ddr     DDR controller report (Marvell DSS, PMU mrvl_ddr_pmu_*)\n"
 	      "  list    supported PMUs found and their events\n"
+	      "  gpu     GPU power consumers per process (Mali internal profiling);\n"
+	      "          see 'hwtel gpu --help'\n"
 	      "\n"
 	      "options (pcie, ddr):\n"
 	      "  -d, --device DEV       PMU name, sysfs path, MMIO base (0x...), instance\n"
@@ -700,6 +703,8 @@ int hwtel_main(int argc, char **argv)
 	struct sigaction sa;
 	int ret;
 
+	if (argc >= 2 && !strcmp(argv[1], "gpu"))
+		return hwtel_gpu_main(argc - 1, argv + 1);
 	ret = hwtel_parse_args(argc, argv, &o, stdout, stderr);
 	if (ret >= 0)
 		return ret;

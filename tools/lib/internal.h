@@ -86,4 +86,8 @@ void hj_str(struct hwtel_json *j, const char *s);
 /* finite -> number, NaN/inf -> null */
 void hj_double(struct hwtel_json *j, double v);
 
+/* gpu_proc.c: /proc/PID/comm and cmdline (NULs as spaces); false if gone */
+bool hwtel_read_proc_name(const char *root, int pid, char *comm, size_t clen,
+			  char *cmd, size_t cmdlen);
+
 #endif /* _HWTEL_INTERNAL_H */

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libhwtel GPU power attribution: the Mali Utgard internal-profiling event
+ * stream (debugfs mali/profiling/events), pairing of job START/STOP events,
+ * DVFS tracking and pseudo-energy per process.
+ *
+ * Units (Documentation/userspace-api/hwtel.rst, "GPU power attribution"):
+ *   frequency  MHz    (d0 of GPU_FREQ and FREQ_VOLT_CHANGE)
+ *   voltage    mV     (d0 of GPU_VOLTS, d1 of FREQ_VOLT_CHANGE)
+ *   time       ns     (event timestamps, UNIX time)
+ *   power      PW     pseudo-watt: P = C V^2 f with C = 1 / 266e6 PF, so one
+ *                     unit busy at 266 MHz and 1 V draws 1 PW
+ *   energy     PJ     pseudo-joule = PW x s; reported in micro-PJ (uPJ)
+ *
+ * Energy is accumulated exactly as an integer in mV^2 x MHz x ns;
+ * 1 uPJ = HWTEL_GPU_UPJ_RAW of those (266 MHz x 1000^2 mV^2 x 1e9 ns / 1e6).
+ */
+#ifndef _LIBHWTEL_GPU_H
+#define _LIBHWTEL_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Event id fields */
+#define HWTEL_GPU_ID_TYPE(id)		(((id) >> 24) & 0xfu)
+#define HWTEL_GPU_ID_CHANNEL(id)	(((id) >> 16) & 0xffu)
+#define HWTEL_GPU_ID_DATA(id)		((id) & 0xffffu)
+#define HWTEL_GPU_ID(type, ch, data)	(((uint32_t)(type) << 24) | \
+					 ((uint32_t)(ch) << 16) | (uint32_t)(data))
+
+enum hwtel_gpu_type {
+	HWTEL_GPU_SINGLE = 0,
+	HWTEL_GPU_START = 1,
+	HWTEL_GPU_STOP = 2,
+	HWTEL_GPU_SUSPEND = 3,
+	HWTEL_GPU_RESUME = 4,
+};
+
+enum hwtel_gpu_channel {
+	HWTEL_GPU_CH_SOFTWARE = 0,
+	HWTEL_GPU_CH_GP0 = 1,
+	HWTEL_GPU_CH_PP0 = 5,		/* PP0..PP7 = 5..12 */
+	HWTEL_GPU_CH_GPU = 21,
+};
+
+/* SINGLE data values used for DVFS */
+#define HWTEL_GPU_SW_FREQ		4	/* SOFTWARE: d0 = MHz */
+#define HWTEL_GPU_SW_VOLTS		5	/* SOFTWARE: d0 = mV */
+#define HWTEL_GPU_GPU_FREQ_VOLT		10	/* GPU: d0 = MHz, d1 = mV */
+
+/* Units reported: index 0 = GP0, 1..8 = PP0..PP7 */
+#define HWTEL_GPU_UNITS			9
+#define HWTEL_GPU_REF_MHZ		266u
+#define HWTEL_GPU_REF_MV		1000u
+/* mV^2 x MHz x ns in one micro-pseudo-joule */
+#define HWTEL_GPU_UPJ_RAW		(266ull * 1000000ull * 1000ull)
+
+const char *hwtel_gpu_unit_name(unsigned int unit);
+/* Unit index of a channel, or -1 for a channel that runs no jobs. */
+int hwtel_gpu_channel_unit(unsigned int channel);
+
+struct hwtel_gpu_event {
+	uint64_t ts_ns;
+	uint32_t id;
+	uint32_t d[5];
+	unsigned long line;		/* line number in the stream, from 1 */
+};
+
+/*
+ * Parse one line (without its newline) of the events file. Returns 0, or
+ * -EINVAL with the reason in @why for a malformed line: not exactly seven
+ * decimal numbers, a number out of range (timestamp 64 bits, the others 32
+ * bits), or reserved event id bits 31-28 set.
+ */
+int hwtel_gpu_parse_line(const char *s, struct hwtel_gpu_event *ev,
+			 char *why, size_t whylen);
+
+struct hwtel_gpu_opp {
+	uint32_t mhz;
+	uint32_t mv;
+};
+
+/*
+ * Read an operating-point table: one "MHZ MV" pair per line, '#' comments.
+ * Returns the number of entries (in a malloc'ed *@out) or a negative errno.
+ */
+int hwtel_gpu_opp_load(const char *path, struct hwtel_gpu_opp **out);
+
+/* One process (one life of a PID) and its GPU use in the interval */
+struct hwtel_gpu_consumer {
+	int pid;
+	unsigned int life;		/* 0, 1, ... for successive lives of a reused PID */
+	char comm[32];			/* "" when unknown */
+	char cmdline[256];
+	uint64_t busy_ns[HWTEL_GPU_UNITS];
+	uint64_t jobs[HWTEL_GPU_UNITS];	/* jobs that started in the interval */
+	uint64_t busy_total_ns;
+	uint64_t unpriced_ns;		/* busy time while the operating point was unknown */
+	uint64_t energy_upj;		/* micro-PJ at known operating points, rounded */
+	double energy_pj;
+	double mean_pw;			/* energy_pj / interval seconds */
+	double share;			/* of the attributed GPU energy, 0..1 */
+};
+
+struct hwtel_gpu_report {
+	uint64_t t0_ns, t1_ns;		/* interval, UNIX ns */
+	double seconds;
+	unsigned int nconsumers;
+	struct hwtel_gpu_consumer *consumers;	/* sorted by energy, descending */
+	uint64_t busy_ns[HWTEL_GPU_UNITS];
+	uint64_t jobs[HWTEL_GPU_UNITS];
+	uint64_t energy_upj;		/* GPU total at known operating points */
+	double energy_pj;
+	double mean_pw;
+	/* jobs' time before the first known operating point (never dropped):
+	 * its energy is estimated at the first operating point that became
+	 * known later, and not included in any process's energy or share
+	 */
+	uint64_t unattributed_ns;
+	uint64_t unattributed_upj;
+	bool unattributed_priced;	/* false: no operating point known at all */
+	bool opp_known;			/* an operating point is known at t1 */
+	struct hwtel_gpu_opp opp;	/* the one at t1 */
+	/* diagnostics counts in the interval */
+	unsigned long lines, malformed, out_of_order, stop_without_start,
+		      start_while_running, open_at_end, ignored, dvfs_changes;
+};
+
+struct hwtel_gpu;
+
+struct hwtel_gpu *hwtel_gpu_new(void);
+void hwtel_gpu_free(struct hwtel_gpu *g);
+/* Operating-point table: a lone frequency or voltage event determines the
+ * other value from it (see the DVFS rules). The table is copied.
+ */
+int hwtel_gpu_set_opp_table(struct hwtel_gpu *g, const struct hwtel_gpu_opp *t,
+			    unsigned int n);
+/* Operating point before the first DVFS event (--initial-opp). */
+void hwtel_gpu_set_initial_opp(struct hwtel_gpu *g, uint32_t mhz, uint32_t mv);
+/*
+ * A life of a process: PID @pid existed from @start_ns (0: before the
+ * capture) to @end_ns (UINT64_MAX: still alive), UNIX ns, with that name
+ * and command line. Jobs of a PID are attributed to the life that contains
+ * their START; two lives of a PID are two consumers (PID reuse).
+ */
+int hwtel_gpu_add_life(struct hwtel_gpu *g, int pid, uint64_t start_ns,
+		       uint64_t end_ns, const char *comm, const char *cmdline);
+/* Diagnostics go to @f (NULL: none), one line each, prefixed @prefix. */
+void hwtel_gpu_set_diag(struct hwtel_gpu *g, FILE *f, const char *prefix);
+/* Start of the first interval (UNIX ns). */
+void hwtel_gpu_begin(struct hwtel_gpu *g, uint64_t t0_ns);
+/*
+ * Parse the text of the events file read after one recording period
+ * (any number of lines; line numbers continue over calls; a last line
+ * without its newline is parsed too). Malformed lines are reported and
+ * skipped. Returns 0 or -ENOMEM.
+ */
+int hwtel_gpu_feed(struct hwtel_gpu *g, const char *buf, size_t len);
+/*
+ * Attribute the events fed since the last call (sorted by timestamp, ties
+ * in stream order) and close the interval at @t1_ns: jobs still running
+ * are counted up to @t1_ns and go on into the next interval. The report
+ * is owned by @g until the next call or hwtel_gpu_free().
+ */
+int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
+		       const struct hwtel_gpu_report **out);
+
+/* Totals since hwtel_gpu_begin(), as of the last hwtel_gpu_interval() */
+const struct hwtel_gpu_report *hwtel_gpu_cumulative(const struct hwtel_gpu *g);
+
+/* Output (gpu_fmt.c) */
+int hwtel_gpu_format_text(FILE *f, const struct hwtel_gpu_report *r);
+int hwtel_gpu_format_json(FILE *f, const struct hwtel_gpu_report *r);
+int hwtel_gpu_format_csv(FILE *f, const struct hwtel_gpu_report *r, const char *sep);
+/* Counters since the start of the capture (@cum), gauges of the interval @r */
+int hwtel_gpu_format_prom(FILE *f, const struct hwtel_gpu_report *cum,
+			  const struct hwtel_gpu_report *r);
+
+/*
+ * Process names (gpu_proc.c): the proc connector (netlink, needs
+ * CAP_NET_ADMIN) reports exec, comm and exit of every process while the
+ * capture runs; each event's process is looked up in /proc at once.
+ */
+struct hwtel_gpu_procmon;
+/* Returns 0, or a negative errno (hwtel_last_error() says why) */
+int hwtel_gpu_procmon_start(struct hwtel_gpu_procmon **out);
+/* Events the kernel dropped (socket buffer overrun) */
+unsigned long hwtel_gpu_procmon_lost(struct hwtel_gpu_procmon *m);
+/* Hand the lives seen so far to @g */
+int hwtel_gpu_procmon_lives(struct hwtel_gpu_procmon *m, struct hwtel_gpu *g);
+void hwtel_gpu_procmon_stop(struct hwtel_gpu_procmon *m);
+/* Fill the names the process events did not give from /proc (processes
+ * still alive) in the last reports, else leave comm empty (shown as the
+ * PID). @procroot: NULL for "/proc", or a test tree.
+ */
+void hwtel_gpu_names_from_proc(struct hwtel_gpu *g, const char *procroot);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _LIBHWTEL_GPU_H */

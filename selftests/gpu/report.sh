@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# hwtel gpu on the Mali model: the issue's scenario (two processes, PP0-PP3
+# and GP0, three DVFS changes in the three forms, one a SOFTWARE pair in
+# reverse order, a job spanning each change, a job before any DVFS event)
+# with energies computed here from P = C V^2 f, under the pair rule, with an
+# OPP table and with --initial-opp; the text table and the CSV agree.
+
+. "$(dirname "$0")/gpu_lib.sh"
+gpu_need_model 16
+tap_plan 16
+
+if ! mali_up; then
+	tap_fail "load hwtel_sim_mali"
+	tap_done
+fi
+
+# PIDs above PID_MAX_LIMIT (4194304): no live process has them
+A=4200001
+B=4200002
+SCRIPT="job $A PP0 0 2000000
+job $B PP1 4000000 3000000
+freqvolt 5000000 200 900
+job $A PP2 8000000 4000000
+volt 10000000 1100
+freq 11000000 400
+job $B PP3 12000000 6000000
+job $A GP0 12000000 4000000
+freq 15000000 300
+volt 15000000 1000
+job $B PP1 19000000 1000000"
+printf '%s\n' "$SCRIPT" > "$T/script"
+RUN="python3 $CTLPY $CTL \"\$(cat $T/script)\"; sleep 1"
+
+# operating points A = 200 MHz 900 mV, B = 400/1100, C = 300/1000 (ns:MHz:mV)
+A_PAIR="3000000:200:900 1000000:400:1100 3000000:400:1100 1000000:300:1000"
+B_ALL="2000000:200:900 3000000:400:1100 3000000:300:1000 1000000:300:1000"
+e_a=$(upj "$A_PAIR")
+e_b=$(upj "$B_ALL")
+e_tot=$(upj "$A_PAIR $B_ALL")
+e_un=$(upj "3000000:200:900")
+
+# jq-free field access: python prints "pid energy busy..." per consumer
+summary()
+{
+	python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in sorted(d["consumers"], key=lambda c: c["pid"]):
+    b = c["busy_ns"]
+    print(c["pid"], c["energy_upj"], b["GP0"], b["PP0"], b["PP1"], b["PP2"], b["PP3"],
+          c["jobs_total"], c["unpriced_ns"])
+t = d["total"]
+print("total", t["energy_upj"], d["unattributed"]["busy_ns"], d["unattributed"]["energy_upj"],
+      d["stream"]["dvfs_changes"], d["stream"]["malformed"], d["stream"]["running_at_end"])
+PY
+}
+
+"$HW" gpu -j -- sh -c "$RUN" > "$T/pair.json" 2> "$T/pair.err"
+tap_eq "pair rule: exit 0, no diagnostics" "0:" "$?:$(cat "$T/pair.err")"
+mapfile -t S < <(summary "$T/pair.json")
+tap_eq "process A: energy, busy GP0 PP0 PP1 PP2 PP3, jobs, unpriced" \
+	"$A $e_a 4000000 2000000 0 4000000 0 3 2000000" "${S[0]}"
+tap_eq "process B: energy, busy, jobs, unpriced" \
+	"$B $e_b 0 0 4000000 0 6000000 3 1000000" "${S[1]}"
+tap_eq "GPU total, unattributed 3 ms priced at the first point, 3 changes" \
+	"total $e_tot 3000000 $e_un 3 0 0" "${S[2]}"
+tap_eq "hand values: 10233 + 11188 = 21421 uPJ, unattributed 1827" \
+	"10233 11188 21421 1827" "$e_a $e_b $e_tot $e_un"
+
+# the OPP table resolves the reverse pair at its first half (10 ms)
+printf '# MHz mV\n200 900\n300 1000\n400 1100\n' > "$T/opp"
+"$HW" gpu -j --opp "$T/opp" -- sh -c "$RUN" > "$T/opp.json" 2> "$T/opp.err"
+mapfile -t S < <(summary "$T/opp.json")
+e_a2=$(upj "2000000:200:900 2000000:400:1100 3000000:400:1100 1000000:300:1000")
+tap_eq "--opp: process A's J3 switches at the volts half" "$A $e_a2" \
+	"$(cut -d' ' -f1-2 <<< "${S[0]}")"
+tap_eq "--opp: process B unchanged" "$B $e_b" "$(cut -d' ' -f1-2 <<< "${S[1]}")"
+
+"$HW" gpu -j --initial-opp 266:1000 -- sh -c "$RUN" > "$T/init.json" 2> "$T/init.err"
+mapfile -t S < <(summary "$T/init.json")
+e_a3=$(upj "2000000:266:1000 $A_PAIR")
+e_b3=$(upj "1000000:266:1000 $B_ALL")
+tap_eq "--initial-opp 266:1000: A includes J1 at 1 PW" "$A $e_a3" \
+	"$(cut -d' ' -f1-2 <<< "${S[0]}")"
+tap_eq "--initial-opp: B includes J2's first ms" "$B $e_b3" \
+	"$(cut -d' ' -f1-2 <<< "${S[1]}")"
+tap_eq "--initial-opp: nothing unattributed, 3 changes" "0 3" \
+	"$(cut -d' ' -f3,5 <<< "${S[2]}")"
+
+"$HW" gpu -- sh -c "$RUN" > "$T/pair.txt" 2>&1
+tap_check "text: the table title" grep -qx "GPU power consumers" "$T/pair.txt"
+row=$(grep -E "^ *$A " "$T/pair.txt" | awk '{print $2, $(NF-4), $(NF-3)}')
+tap_eq "text: A's row shows [PID], 3 jobs and the same energy in PJ" \
+	"[$A] 3 0.010233" "$row"
+tot=$(grep "GPU total" "$T/pair.txt" | awk '{print $(NF-2)}')
+tap_eq "text: GPU total energy" "0.021421" "$tot"
+tap_check "text: unattributed energy line" grep -q "Unattributed energy: 3.000 ms" "$T/pair.txt"
+
+"$HW" gpu -x ';' -- sh -c "$RUN" > "$T/pair.csv" 2>&1
+csv=$(awk -F';' -v a=$A '$1 == a {print $13 ";" $14}' "$T/pair.csv")
+tap_eq "CSV: A's jobs and energy_upj" "3;$e_a" "$csv"
+tap_eq "CSV: header" "pid;life;comm;busy_ns_GP0" "$(head -1 "$T/pair.csv" | cut -d';' -f1-4)"
+tap_done

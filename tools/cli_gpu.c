@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtel gpu: GPU power consumers from the Mali Utgard internal profiling
+ * (debugfs mali/profiling/), see hwtel(1).
+ *
+ *   hwtel gpu [-t SEC | -- COMMAND] [-w [-n N]] [-j | -x SEP]
+ *             [--prometheus FILE [-q]] [--opp FILE] [--initial-opp MHZ:MV]
+ *             [--debugfs DIR] [--no-proc-events]
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libhwtel/gpu.h>
+#include <libhwtel/hwtel.h>
+
+#include "cli.h"
+
+static volatile sig_atomic_t gpu_stop;
+
+static void gpu_on_signal(int sig)
+{
+	gpu_stop = sig;
+}
+
+struct gpu_opts {
+	double interval;
+	bool interval_set, watch, json, quiet, no_proc;
+	long count;
+	const char *csv_sep, *prom_file, *opp_file, *debugfs;
+	bool initial_set;
+	uint32_t init_mhz, init_mv;
+	char **command;
+};
+
+static void gpu_usage(FILE *f)
+{
+	fputs("usage: hwtel gpu [-t SEC | -- COMMAND] [-w [-n N]] [-j | -x SEP]\n"
+	      "                 [--prometheus FILE [-q]] [--opp FILE] [--initial-opp MHZ:MV]\n"
+	      "                 [--debugfs DIR] [--no-proc-events]\n"
+	      "\n"
+	      "GPU power consumers per process from the Mali Utgard internal profiling\n"
+	      "(debugfs mali/profiling/). Energy in pseudo-joules: P = C V^2 f with\n"
+	      "1 PW = one GPU unit busy at 266 MHz and 1 V.\n"
+	      "\n"
+	      "  -t, --interval SEC     measured interval (default 1)\n"
+	      "  -w, --watch            repeat until SIGINT/SIGTERM;  -n N: N intervals\n"
+	      "  -j, --json             JSON;  -x SEP: CSV with separator SEP\n"
+	      "      --prometheus FILE  also write the node_exporter textfile FILE (atomic)\n"
+	      "  -q, --quiet            no report on stdout (with --prometheus)\n"
+	      "      --opp FILE         operating points, \"MHZ MV\" per line: a lone\n"
+	      "                         frequency or voltage event gives the other value\n"
+	      "      --initial-opp MHZ:MV  operating point before the first DVFS event\n"
+	      "      --debugfs DIR      debugfs mount point (default $HWTEL_DEBUGFS or\n"
+	      "                         /sys/kernel/debug)\n"
+	      "      --no-proc-events   names from /proc only (no proc connector)\n"
+	      "  -- COMMAND             measure while COMMAND runs instead of -t SEC\n"
+	      "\n"
+	      "See hwtel(1).\n", f);
+}
+
+static int gpu_usage_error(const char *fmt, const char *arg)
+{
+	fputs("hwtel: error: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	gpu_usage(stderr);
+	return HWTEL_EXIT_USAGE;
+}
+
+static int gpu_parse(int argc, char **argv, struct gpu_opts *o)
+{
+	enum { OPT_PROM = 256, OPT_OPP, OPT_INIT, OPT_DEBUGFS, OPT_NOPROC };
+	static const struct option lopts[] = {
+		{ "interval", required_argument, NULL, 't' },
+		{ "watch", no_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "field-separator", required_argument, NULL, 'x' },
+		{ "prometheus", required_argument, NULL, OPT_PROM },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "opp", required_argument, NULL, OPT_OPP },
+		{ "initial-opp", required_argument, NULL, OPT_INIT },
+		{ "debugfs", required_argument, NULL, OPT_DEBUGFS },
+		{ "no-proc-events", no_argument, NULL, OPT_NOPROC },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long mhz, mv;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->interval = 1.0;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:t:wn:jx:qh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			errno = 0;
+			o->interval = strtod(optarg, &end);
+			if (errno || *end || !*optarg || !isfinite(o->interval) ||
+			    o->interval <= 0 || o->interval > 86400 * 365)
+				return gpu_usage_error("argument -t/--interval: invalid value '%s'",
+						       optarg);
+			o->interval_set = true;
+			break;
+		case 'w':
+			o->watch = true;
+			break;
+		case 'n':
+			errno = 0;
+			o->count = strtol(optarg, &end, 10);
+			if (errno || *end || !*optarg || o->count < 1)
+				return gpu_usage_error("argument -n/--count: invalid value '%s'", optarg);
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'x':
+			if (!*optarg)
+				return gpu_usage_error("argument -x: empty separator%s", "");
+			o->csv_sep = optarg;
+			break;
+		case OPT_PROM:
+			if (!*optarg)
+				return gpu_usage_error("argument --prometheus: empty file name%s", "");
+			o->prom_file = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case OPT_OPP:
+			o->opp_file = optarg;
+			break;
+		case OPT_INIT:
+			errno = 0;
+			mhz = strtoul(optarg, &end, 10);
+			if (errno || *end != ':' || !isdigit((unsigned char)optarg[0]) ||
+			    !isdigit((unsigned char)end[1]) || !mhz || mhz > UINT32_MAX)
+				return gpu_usage_error("argument --initial-opp: expected MHZ:MV, got '%s'",
+						       optarg);
+			mv = strtoul(end + 1, &end, 10);
+			if (errno || *end || !mv || mv > UINT32_MAX)
+				return gpu_usage_error("argument --initial-opp: expected MHZ:MV, got '%s'",
+						       optarg);
+			o->initial_set = true;
+			o->init_mhz = (uint32_t)mhz;
+			o->init_mv = (uint32_t)mv;
+			break;
+		case OPT_DEBUGFS:
+			o->debugfs = optarg;
+			break;
+		case OPT_NOPROC:
+			o->no_proc = true;
+			break;
+		case 'h':
+			gpu_usage(stdout);
+			return HWTEL_EXIT_OK;
+		case ':':
+			return gpu_usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return gpu_usage_error("unrecognized option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->command = &argv[optind];
+	if (o->json && o->csv_sep)
+		return gpu_usage_error("-j and -x exclude each other%s", "");
+	if (o->command && (o->watch || o->interval_set))
+		return gpu_usage_error("a COMMAND replaces -t/-w%s", "");
+	if (o->count && !o->watch)
+		return gpu_usage_error("-n/--count needs -w%s", "");
+	if (o->quiet && !o->prom_file)
+		return gpu_usage_error("-q needs --prometheus%s", "");
+	if (!o->debugfs)
+		o->debugfs = getenv("HWTEL_DEBUGFS");
+	if (!o->debugfs || !*o->debugfs)
+		o->debugfs = "/sys/kernel/debug";
+	return -1;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool gpu_sleep_until(uint64_t mono_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(mono_ns / 1000000000ull),
+		.tv_nsec = (long)(mono_ns % 1000000000ull),
+	};
+
+	while (!gpu_stop) {
+		int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+
+		if (r == 0)
+			return !gpu_stop;
+		if (r != EINTR)
+			return false;
+	}
+	return false;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/* The whole file; *len its size. NULL with errno set on failure. */
+static char *read_all(const char *path, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf) {
+		int e = fd < 0 ? errno : ENOMEM;
+
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+static int gpu_run_command(char **argv, int *status)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0) {
+		fprintf(stderr, "hwtel: error: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "hwtel: error: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR)
+			return -1;
+	}
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+static int gpu_output(const struct gpu_opts *o, struct hwtel_gpu *g,
+		      const struct hwtel_gpu_report *r, bool more)
+{
+	int ret = 0;
+
+	if (!o->quiet) {
+		if (o->json)
+			ret = hwtel_gpu_format_json(stdout, r);
+		else if (o->csv_sep)
+			ret = hwtel_gpu_format_csv(stdout, r, o->csv_sep);
+		else
+			ret = hwtel_gpu_format_text(stdout, r);
+		if (more && !o->csv_sep)
+			fputc('\n', stdout);
+		fflush(stdout);
+	}
+	if (!ret && o->prom_file) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		if (!f)
+			return -ENOMEM;
+		ret = hwtel_gpu_format_prom(f, hwtel_gpu_cumulative(g), r);
+		fclose(f);
+		if (!ret)
+			ret = hwtel_write_atomic(o->prom_file, buf, len);
+		free(buf);
+	}
+	return ret;
+}
+
+int hwtel_gpu_main(int argc, char **argv)
+{
+	char enable[512], record[512], events[512], prev = '0';
+	struct hwtel_gpu_procmon *pm = NULL;
+	struct hwtel_gpu *g = NULL;
+	struct hwtel_gpu_opp *table = NULL;
+	struct sigaction sa;
+	struct gpu_opts o;
+	int ret, status = HWTEL_EXIT_OK, ntable = 0;
+	uint64_t deadline;
+	long iter = 0;
+
+	ret = gpu_parse(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	snprintf(enable, sizeof(enable), "%s/mali/profiling/proc/default/enable", o.debugfs);
+	snprintf(record, sizeof(record), "%s/mali/profiling/record", o.debugfs);
+	snprintf(events, sizeof(events), "%s/mali/profiling/events", o.debugfs);
+	if (access(record, F_OK) || access(events, F_OK) || access(enable, F_OK)) {
+		int e = errno;
+
+		if (e == EACCES || e == EPERM) {
+			fprintf(stderr, "hwtel: error: %s: %s (debugfs needs root)\n", record,
+				strerror(e));
+			return HWTEL_EXIT_PERM;
+		}
+		fprintf(stderr, "hwtel: error: no Mali internal profiling in %s/mali/profiling: the Mali Utgard driver is not loaded, built without internal profiling, or debugfs is not mounted\n",
+			o.debugfs);
+		return HWTEL_EXIT_NOPMU;
+	}
+	if (o.opp_file) {
+		ntable = hwtel_gpu_opp_load(o.opp_file, &table);
+		if (ntable < 0) {
+			fprintf(stderr, "hwtel: error: %s\n", hwtel_last_error());
+			return HWTEL_EXIT_USAGE;
+		}
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = gpu_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (o.command)
+		signal(SIGINT, SIG_IGN);
+
+	g = hwtel_gpu_new();
+	if (!g) {
+		free(table);
+		return HWTEL_EXIT_FAIL;
+	}
+	hwtel_gpu_set_diag(g, stderr, "hwtel: gpu: ");
+	if (ntable > 0)
+		hwtel_gpu_set_opp_table(g, table, (unsigned int)ntable);
+	free(table);
+	if (o.initial_set)
+		hwtel_gpu_set_initial_opp(g, o.init_mhz, o.init_mv);
+	if (!o.no_proc && hwtel_gpu_procmon_start(&pm))
+		fprintf(stderr, "hwtel: warning: no process events (%s): processes that exit before the report are shown by PID\n",
+			hwtel_last_error());
+	{
+		size_t l = 0;
+		char *cur = read_all(enable, &l);
+
+		if (cur && l)
+			prev = cur[0];
+		free(cur);
+	}
+	hwtel_gpu_begin(g, clock_ns(CLOCK_REALTIME));
+	deadline = clock_ns(CLOCK_MONOTONIC);
+	ret = write_str(enable, "1");
+	if (!ret)
+		ret = write_str(record, "1");
+	if (ret) {
+		fprintf(stderr, "hwtel: error: cannot start recording in %s: %s\n", record,
+			strerror(-ret));
+		status = hwtel_exit_status(ret);
+		goto out;
+	}
+	for (;;) {
+		const struct hwtel_gpu_report *r = NULL;
+		bool last, stopped = false;
+		size_t len = 0;
+		uint64_t t1;
+		char *buf;
+
+		if (o.command) {
+			int cst = 0;
+
+			if (gpu_run_command(o.command, &cst) < 0 || cst == 127) {
+				status = HWTEL_EXIT_CHILD;
+				goto out;
+			}
+			status = cst;
+		} else {
+			deadline += (uint64_t)(o.interval * 1e9);
+			stopped = !gpu_sleep_until(deadline);
+		}
+		ret = write_str(record, "0");
+		t1 = clock_ns(CLOCK_REALTIME);
+		if (ret) {
+			fprintf(stderr, "hwtel: error: cannot stop recording: %s\n", strerror(-ret));
+			status = hwtel_exit_status(ret);
+			goto out;
+		}
+		buf = read_all(events, &len);
+		if (!buf) {
+			fprintf(stderr, "hwtel: error: %s: %s\n", events, strerror(errno));
+			status = hwtel_exit_status(-errno);
+			goto out;
+		}
+		iter++;
+		last = stopped || !o.watch || o.command || (o.count && iter >= o.count);
+		if (!last && write_str(record, "1"))
+			last = true;
+		ret = hwtel_gpu_procmon_lives(pm, g);
+		if (!ret)
+			ret = hwtel_gpu_feed(g, buf, len);
+		free(buf);
+		if (!ret)
+			ret = hwtel_gpu_interval(g, t1, &r);
+		if (ret) {
+			fprintf(stderr, "hwtel: error: %s\n", hwtel_last_error());
+			status = HWTEL_EXIT_FAIL;
+			goto out;
+		}
+		hwtel_gpu_names_from_proc(g, NULL);
+		if (hwtel_gpu_procmon_lost(pm))
+			fprintf(stderr, "hwtel: warning: the kernel dropped %lu batches of process events: some names may be PIDs\n",
+				hwtel_gpu_procmon_lost(pm));
+		ret = gpu_output(&o, g, r, !last);
+		if (ret) {
+			fprintf(stderr, "hwtel: error: output: %s\n", strerror(-ret));
+			status = HWTEL_EXIT_FAIL;
+			goto out;
+		}
+		if (last)
+			break;
+	}
+out:
+	write_str(record, "0");
+	if (prev == '0')
+		write_str(enable, "0");
+	hwtel_gpu_procmon_stop(pm);
+	hwtel_gpu_free(g);
+	return status;
+}

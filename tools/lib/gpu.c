@@ -1,0 +1,829 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libhwtel: GPU power attribution from the Mali Utgard internal-profiling
+ * event stream. The rules (pairing, DVFS, anomalies) are those of
+ * Documentation/userspace-api/hwtel.rst, "GPU power attribution".
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libhwtel/gpu.h>
+
+#include "internal.h"
+
+__extension__ typedef unsigned __int128 u128;
+
+static const char *const unit_names[HWTEL_GPU_UNITS] = {
+	"GP0", "PP0", "PP1", "PP2", "PP3", "PP4", "PP5", "PP6", "PP7",
+};
+
+const char *hwtel_gpu_unit_name(unsigned int unit)
+{
+	return unit < HWTEL_GPU_UNITS ? unit_names[unit] : "?";
+}
+
+int hwtel_gpu_channel_unit(unsigned int channel)
+{
+	if (channel == HWTEL_GPU_CH_GP0)
+		return 0;
+	if (channel >= HWTEL_GPU_CH_PP0 && channel < HWTEL_GPU_CH_PP0 + 8)
+		return (int)(channel - HWTEL_GPU_CH_PP0) + 1;
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Parser                                                             */
+/* ------------------------------------------------------------------ */
+
+int hwtel_gpu_parse_line(const char *s, struct hwtel_gpu_event *ev,
+			 char *why, size_t whylen)
+{
+	uint64_t v[7];
+	unsigned int n = 0;
+	const char *p = s;
+
+	for (;;) {
+		uint64_t x = 0;
+		unsigned int digits = 0;
+
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (!*p)
+			break;
+		if (!isdigit((unsigned char)*p)) {
+			snprintf(why, whylen, "not a decimal number at column %u",
+				 (unsigned int)(p - s) + 1);
+			return -EINVAL;
+		}
+		while (isdigit((unsigned char)*p)) {
+			unsigned int dg = (unsigned int)(*p - '0');
+
+			if (x > (UINT64_MAX - dg) / 10) {
+				snprintf(why, whylen, "number %u does not fit 64 bits", n + 1);
+				return -EINVAL;
+			}
+			x = x * 10 + dg;
+			digits++;
+			p++;
+		}
+		if (*p && *p != ' ' && *p != '\t' && *p != '\r') {
+			snprintf(why, whylen, "not a decimal number at column %u",
+				 (unsigned int)(p - s) + 1);
+			return -EINVAL;
+		}
+		if (n == 7) {
+			snprintf(why, whylen, "more than 7 numbers");
+			return -EINVAL;
+		}
+		v[n++] = x;
+	}
+	if (n != 7) {
+		snprintf(why, whylen, "%u of 7 numbers (truncated line?)", n);
+		return -EINVAL;
+	}
+	for (n = 1; n < 7; n++) {
+		if (v[n] > UINT32_MAX) {
+			snprintf(why, whylen, "%s %" PRIu64 " does not fit 32 bits",
+				 n == 1 ? "event id" : "data value", v[n]);
+			return -EINVAL;
+		}
+	}
+	if (v[1] >> 28) {
+		snprintf(why, whylen, "event id %" PRIu64 " has reserved bits 31-28 set", v[1]);
+		return -EINVAL;
+	}
+	ev->ts_ns = v[0];
+	ev->id = (uint32_t)v[1];
+	for (n = 0; n < 5; n++)
+		ev->d[n] = (uint32_t)v[n + 2];
+	return 0;
+}
+
+int hwtel_gpu_opp_load(const char *path, struct hwtel_gpu_opp **out)
+{
+	FILE *f = fopen(path, "r");
+	struct hwtel_gpu_opp *t = NULL;
+	char line[256];
+	int n = 0, ln = 0;
+
+	*out = NULL;
+	if (!f)
+		return hwtel_err(-errno, "cannot open the OPP table %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long mhz, mv;
+		char *p = line, *end;
+		void *nt;
+
+		ln++;
+		p[strcspn(p, "#\n")] = '\0';
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			continue;
+		errno = 0;
+		mhz = strtoul(p, &end, 10);
+		if (end == p || !isspace((unsigned char)*end))
+			goto bad;
+		p = end;
+		mv = strtoul(p, &end, 10);
+		if (end == p || errno || mhz == 0 || mv == 0 || mhz > UINT32_MAX || mv > UINT32_MAX)
+			goto bad;
+		while (isspace((unsigned char)*end))
+			end++;
+		if (*end)
+			goto bad;
+		nt = realloc(t, (size_t)(n + 1) * sizeof(*t));
+		if (!nt) {
+			free(t);
+			fclose(f);
+			return hwtel_err(-ENOMEM, "out of memory");
+		}
+		t = nt;
+		t[n].mhz = (uint32_t)mhz;
+		t[n].mv = (uint32_t)mv;
+		n++;
+	}
+	fclose(f);
+	if (!n)
+		return hwtel_err(-EINVAL, "the OPP table %s has no entries", path);
+	*out = t;
+	return n;
+bad:
+	fclose(f);
+	free(t);
+	return hwtel_err(-EINVAL, "%s:%d: expected \"MHZ MV\" (two positive decimal numbers)",
+			 path, ln);
+}
+
+/* ------------------------------------------------------------------ */
+/* Engine                                                             */
+/* ------------------------------------------------------------------ */
+
+enum { SET_IVL, SET_CUM, NSETS };
+
+struct acc {
+	uint64_t busy[HWTEL_GPU_UNITS];
+	uint64_t jobs[HWTEL_GPU_UNITS];
+	uint64_t unpriced_ns;
+	u128 raw;
+};
+
+struct life {
+	int pid;
+	uint64_t start, end;
+	char comm[32];
+	char cmdline[256];
+};
+
+struct cons {
+	int pid;
+	int life;		/* index into lives, -1: none known */
+	struct acc a[NSETS];
+};
+
+struct unit_state {
+	bool open;
+	unsigned int cons;
+	uint64_t seg;		/* start of the part not yet accounted */
+	unsigned long line;	/* of the START */
+};
+
+enum half { HALF_NONE, HALF_FREQ, HALF_VOLT };
+
+struct hwtel_gpu {
+	FILE *diag;
+	char prefix[64];
+	struct hwtel_gpu_opp *table;
+	unsigned int ntable;
+
+	bool f_known, v_known;
+	uint32_t mhz, mv;
+	enum half pend;
+	uint32_t pend_val;
+	unsigned long pend_line;
+	bool first_known;
+	struct hwtel_gpu_opp first;
+
+	struct life *lives;
+	unsigned int nlives;
+	struct cons *cons;
+	unsigned int ncons;
+
+	struct unit_state unit[HWTEL_GPU_UNITS];
+	struct acc total[NSETS];
+
+	struct hwtel_gpu_event *ev;
+	size_t nev, cap;
+	unsigned long line;
+	uint64_t prev_line_ts;	/* timestamp of the previous parsed line */
+	unsigned long prev_line;
+	uint64_t now;		/* time processed up to */
+	uint64_t t0, cum_t0;
+	bool begun;
+
+	struct hwtel_gpu_report rep[NSETS];
+	unsigned long cnt[NSETS][8];
+};
+
+/* indices of cnt[] = report counters in their order */
+enum { C_LINES, C_MALFORMED, C_OOO, C_STOP, C_START, C_OPEN, C_IGN, C_DVFS };
+
+static void diag(struct hwtel_gpu *g, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void diag(struct hwtel_gpu *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!g->diag)
+		return;
+	fputs(g->prefix, g->diag);
+	va_start(ap, fmt);
+	vfprintf(g->diag, fmt, ap);
+	va_end(ap);
+	fputc('\n', g->diag);
+}
+
+static void count(struct hwtel_gpu *g, unsigned int c)
+{
+	g->cnt[SET_IVL][c]++;
+	g->cnt[SET_CUM][c]++;
+}
+
+struct hwtel_gpu *hwtel_gpu_new(void)
+{
+	struct hwtel_gpu *g = calloc(1, sizeof(*g));
+
+	if (g)
+		snprintf(g->prefix, sizeof(g->prefix), "hwtel: gpu: ");
+	return g;
+}
+
+void hwtel_gpu_free(struct hwtel_gpu *g)
+{
+	unsigned int i;
+
+	if (!g)
+		return;
+	for (i = 0; i < NSETS; i++)
+		free(g->rep[i].consumers);
+	free(g->table);
+	free(g->lives);
+	free(g->cons);
+	free(g->ev);
+	free(g);
+}
+
+int hwtel_gpu_set_opp_table(struct hwtel_gpu *g, const struct hwtel_gpu_opp *t,
+			    unsigned int n)
+{
+	struct hwtel_gpu_opp *c = NULL;
+
+	if (n) {
+		c = malloc(n * sizeof(*c));
+		if (!c)
+			return hwtel_err(-ENOMEM, "out of memory");
+		memcpy(c, t, n * sizeof(*c));
+	}
+	free(g->table);
+	g->table = c;
+	g->ntable = n;
+	return 0;
+}
+
+static void note_known(struct hwtel_gpu *g)
+{
+	if (g->f_known && g->v_known && !g->first_known) {
+		g->first_known = true;
+		g->first.mhz = g->mhz;
+		g->first.mv = g->mv;
+	}
+}
+
+void hwtel_gpu_set_initial_opp(struct hwtel_gpu *g, uint32_t mhz, uint32_t mv)
+{
+	g->f_known = g->v_known = true;
+	g->mhz = mhz;
+	g->mv = mv;
+	note_known(g);
+}
+
+void hwtel_gpu_set_diag(struct hwtel_gpu *g, FILE *f, const char *prefix)
+{
+	g->diag = f;
+	snprintf(g->prefix, sizeof(g->prefix), "%s", prefix ? prefix : "");
+}
+
+int hwtel_gpu_add_life(struct hwtel_gpu *g, int pid, uint64_t start_ns,
+		       uint64_t end_ns, const char *comm, const char *cmdline)
+{
+	struct life *l = NULL;
+	unsigned int i;
+
+	for (i = 0; i < g->nlives; i++)
+		if (g->lives[i].pid == pid && g->lives[i].start == start_ns)
+			l = &g->lives[i];
+	if (!l) {
+		void *n = realloc(g->lives, (g->nlives + 1) * sizeof(*g->lives));
+
+		if (!n)
+			return hwtel_err(-ENOMEM, "out of memory");
+		g->lives = n;
+		l = &g->lives[g->nlives++];
+		memset(l, 0, sizeof(*l));
+		l->pid = pid;
+		l->start = start_ns;
+	}
+	l->end = end_ns;
+	if (comm && *comm)
+		snprintf(l->comm, sizeof(l->comm), "%s", comm);
+	if (cmdline && *cmdline)
+		snprintf(l->cmdline, sizeof(l->cmdline), "%s", cmdline);
+	return 0;
+}
+
+void hwtel_gpu_begin(struct hwtel_gpu *g, uint64_t t0_ns)
+{
+	/* events of the first batch may predate t0 (recording started first) */
+	g->t0 = g->cum_t0 = t0_ns;
+	g->now = 0;
+	g->begun = true;
+}
+
+int hwtel_gpu_feed(struct hwtel_gpu *g, const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *nl = memchr(buf + i, '\n', len - i);
+		size_t l = nl ? (size_t)(nl - (buf + i)) : len - i;
+		struct hwtel_gpu_event ev;
+		char line[160], why[96];
+
+		g->line++;
+		count(g, C_LINES);
+		if (l >= sizeof(line)) {
+			diag(g, "line %lu: malformed (longer than %zu characters), skipped",
+			     g->line, sizeof(line) - 1);
+			count(g, C_MALFORMED);
+		} else {
+			memcpy(line, buf + i, l);
+			line[l] = '\0';
+			if (memchr(line, '\0', l)) {
+				diag(g, "line %lu: malformed (NUL byte), skipped", g->line);
+				count(g, C_MALFORMED);
+			} else if (hwtel_gpu_parse_line(line, &ev, why, sizeof(why))) {
+				diag(g, "line %lu: malformed (%s), skipped", g->line, why);
+				count(g, C_MALFORMED);
+			} else {
+				ev.line = g->line;
+				if (g->prev_line && ev.ts_ns < g->prev_line_ts) {
+					diag(g, "line %lu: timestamp %" PRIu64 " is %" PRIu64
+					     " ns before that of line %lu: processed in timestamp order",
+					     g->line, ev.ts_ns, g->prev_line_ts - ev.ts_ns,
+					     g->prev_line);
+					count(g, C_OOO);
+				}
+				g->prev_line_ts = ev.ts_ns;
+				g->prev_line = g->line;
+				if (g->nev == g->cap) {
+					size_t nc = g->cap ? 2 * g->cap : 256;
+					void *n = realloc(g->ev, nc * sizeof(*g->ev));
+
+					if (!n)
+						return hwtel_err(-ENOMEM, "out of memory");
+					g->ev = n;
+					g->cap = nc;
+				}
+				g->ev[g->nev++] = ev;
+			}
+		}
+		i += l + 1;
+	}
+	return 0;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct hwtel_gpu_event *x = a, *y = b;
+
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int find_life(const struct hwtel_gpu *g, int pid, uint64_t ts)
+{
+	int best = -1;
+	unsigned int i;
+
+	/* the latest life that began at or before ts; else the earliest one */
+	for (i = 0; i < g->nlives; i++) {
+		const struct life *l = &g->lives[i];
+
+		if (l->pid != pid)
+			continue;
+		if (l->start <= ts) {
+			if (best < 0 || g->lives[best].start > ts || l->start > g->lives[best].start)
+				best = (int)i;
+		} else if (best < 0 || (g->lives[best].start > ts && l->start < g->lives[best].start)) {
+			best = (int)i;
+		}
+	}
+	return best;
+}
+
+static int get_cons(struct hwtel_gpu *g, int pid, uint64_t ts, unsigned int *out)
+{
+	int life = find_life(g, pid, ts);
+	unsigned int i;
+	void *n;
+
+	for (i = 0; i < g->ncons; i++) {
+		if (g->cons[i].pid == pid && g->cons[i].life == life) {
+			*out = i;
+			return 0;
+		}
+	}
+	n = realloc(g->cons, (g->ncons + 1) * sizeof(*g->cons));
+	if (!n)
+		return hwtel_err(-ENOMEM, "out of memory");
+	g->cons = n;
+	memset(&g->cons[g->ncons], 0, sizeof(*g->cons));
+	g->cons[g->ncons].pid = pid;
+	g->cons[g->ncons].life = life;
+	*out = g->ncons++;
+	return 0;
+}
+
+/* Account the running part of @unit's job up to @ts at the current point */
+static void account(struct hwtel_gpu *g, unsigned int unit, uint64_t ts)
+{
+	struct unit_state *u = &g->unit[unit];
+	struct cons *c = &g->cons[u->cons];
+	uint64_t dt = ts > u->seg ? ts - u->seg : 0;
+	unsigned int s;
+
+	u->seg = ts;
+	if (!dt)
+		return;
+	for (s = 0; s < NSETS; s++) {
+		struct acc *as[2] = { &c->a[s], &g->total[s] };
+		unsigned int k;
+
+		for (k = 0; k < 2; k++) {
+			as[k]->busy[unit] += dt;
+			if (g->f_known && g->v_known)
+				as[k]->raw += (u128)dt * g->mv * g->mv * g->mhz;
+			else
+				as[k]->unpriced_ns += dt;
+		}
+	}
+}
+
+static void account_all(struct hwtel_gpu *g, uint64_t ts)
+{
+	unsigned int i;
+
+	for (i = 0; i < HWTEL_GPU_UNITS; i++)
+		if (g->unit[i].open)
+			account(g, i, ts);
+}
+
+/* A new operating point from @ts on; @f/@v NULL = that value unchanged */
+static void set_opp(struct hwtel_gpu *g, uint64_t ts, const uint32_t *f, const uint32_t *v)
+{
+	bool same = (!f || (g->f_known && g->mhz == *f)) && (!v || (g->v_known && g->mv == *v));
+
+	if (same)
+		return;
+	account_all(g, ts);
+	if (f) {
+		g->mhz = *f;
+		g->f_known = true;
+	}
+	if (v) {
+		g->mv = *v;
+		g->v_known = true;
+	}
+	count(g, C_DVFS);
+	note_known(g);
+}
+
+static int table_by_freq(const struct hwtel_gpu *g, uint32_t mhz)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->ntable; i++)
+		if (g->table[i].mhz == mhz)
+			return (int)i;
+	return -1;
+}
+
+static int table_by_volt(const struct hwtel_gpu *g, uint32_t mv)
+{
+	int found = -1;
+	unsigned int i;
+
+	for (i = 0; i < g->ntable; i++) {
+		if (g->table[i].mv == mv) {
+			if (found >= 0)
+				return -2;	/* ambiguous */
+			found = (int)i;
+		}
+	}
+	return found;
+}
+
+static void dvfs_half(struct hwtel_gpu *g, const struct hwtel_gpu_event *e, enum half kind)
+{
+	uint32_t val = e->d[0];
+	const char *what = kind == HALF_FREQ ? "frequency" : "voltage";
+	int t;
+
+	if (g->ntable) {
+		t = kind == HALF_FREQ ? table_by_freq(g, val) : table_by_volt(g, val);
+		if (t >= 0) {
+			/* the table completes the pair at once */
+			if (g->pend != HALF_NONE) {
+				diag(g, "line %lu: %s change of line %lu superseded by the OPP table entry for line %lu",
+				     e->line, g->pend == HALF_FREQ ? "frequency" : "voltage",
+				     g->pend_line, e->line);
+				g->pend = HALF_NONE;
+			}
+			set_opp(g, e->ts_ns, &g->table[t].mhz, &g->table[t].mv);
+			return;
+		}
+		diag(g, "line %lu: %s %u %s is %s in the OPP table: paired with the next %s event",
+		     e->line, what, val, kind == HALF_FREQ ? "MHz" : "mV",
+		     t == -2 ? "ambiguous" : "not", kind == HALF_FREQ ? "voltage" : "frequency");
+	}
+	if (g->pend != HALF_NONE && g->pend != kind) {
+		uint32_t f = kind == HALF_FREQ ? val : g->pend_val;
+		uint32_t v = kind == HALF_VOLT ? val : g->pend_val;
+
+		g->pend = HALF_NONE;
+		set_opp(g, e->ts_ns, &f, &v);
+		return;
+	}
+	if (g->pend == kind) {
+		/* the previous half never got its partner: it takes effect now, alone */
+		diag(g, "line %lu: the %s change of line %lu had no partner: applied alone here",
+		     e->line, what, g->pend_line);
+		if (kind == HALF_FREQ)
+			set_opp(g, e->ts_ns, &g->pend_val, NULL);
+		else
+			set_opp(g, e->ts_ns, NULL, &g->pend_val);
+	}
+	g->pend = kind;
+	g->pend_val = val;
+	g->pend_line = e->line;
+}
+
+static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
+{
+	unsigned int type = HWTEL_GPU_ID_TYPE(e->id), ch = HWTEL_GPU_ID_CHANNEL(e->id);
+	unsigned int data = HWTEL_GPU_ID_DATA(e->id);
+	int unit = hwtel_gpu_channel_unit(ch);
+	struct unit_state *u = unit >= 0 ? &g->unit[unit] : NULL;
+	uint64_t ts = e->ts_ns;
+	int ret;
+
+	if (ts < g->now) {
+		diag(g, "line %lu: timestamp %" PRIu64 " is before the end of the previous interval (%" PRIu64 "): counted from there",
+		     e->line, ts, g->now);
+		count(g, C_OOO);
+		ts = g->now;
+	}
+	g->now = ts;
+	if (type == HWTEL_GPU_START && u) {
+		unsigned int c = 0;
+
+		if (u->open) {
+			diag(g, "line %lu: START on %s while the job of PID %d (line %lu) runs: that job ends here",
+			     e->line, unit_names[unit], g->cons[u->cons].pid, u->line);
+			count(g, C_START);
+			account(g, (unsigned int)unit, ts);
+			u->open = false;
+		}
+		ret = get_cons(g, (int)e->d[0], ts, &c);
+		if (ret)
+			return ret;
+		u->open = true;
+		u->cons = c;
+		u->seg = ts;
+		u->line = e->line;
+		g->cons[c].a[SET_IVL].jobs[unit]++;
+		g->cons[c].a[SET_CUM].jobs[unit]++;
+		g->total[SET_IVL].jobs[unit]++;
+		g->total[SET_CUM].jobs[unit]++;
+	} else if (type == HWTEL_GPU_STOP && u) {
+		if (!u->open) {
+			diag(g, "line %lu: STOP on %s without a START: skipped (its start is unknown)",
+			     e->line, unit_names[unit]);
+			count(g, C_STOP);
+			return 0;
+		}
+		account(g, (unsigned int)unit, ts);
+		u->open = false;
+	} else if (type == HWTEL_GPU_SINGLE && ch == HWTEL_GPU_CH_SOFTWARE &&
+		   (data == HWTEL_GPU_SW_FREQ || data == HWTEL_GPU_SW_VOLTS)) {
+		if (!e->d[0]) {
+			diag(g, "line %lu: %s 0: ignored", e->line,
+			     data == HWTEL_GPU_SW_FREQ ? "frequency" : "voltage");
+			count(g, C_IGN);
+			return 0;
+		}
+		dvfs_half(g, e, data == HWTEL_GPU_SW_FREQ ? HALF_FREQ : HALF_VOLT);
+	} else if (type == HWTEL_GPU_SINGLE && ch == HWTEL_GPU_CH_GPU &&
+		   data == HWTEL_GPU_GPU_FREQ_VOLT) {
+		if (!e->d[0] || !e->d[1]) {
+			diag(g, "line %lu: frequency/voltage change to %u MHz %u mV: ignored",
+			     e->line, e->d[0], e->d[1]);
+			count(g, C_IGN);
+			return 0;
+		}
+		if (g->pend != HALF_NONE) {
+			diag(g, "line %lu: the %s change of line %lu had no partner: superseded",
+			     e->line, g->pend == HALF_FREQ ? "frequency" : "voltage", g->pend_line);
+			g->pend = HALF_NONE;
+		}
+		set_opp(g, ts, &e->d[0], &e->d[1]);
+	} else {
+		count(g, C_IGN);
+	}
+	return 0;
+}
+
+static uint64_t raw_to_upj(u128 raw)
+{
+	return (uint64_t)((raw + HWTEL_GPU_UPJ_RAW / 2) / HWTEL_GPU_UPJ_RAW);
+}
+
+static double raw_to_pj(u128 raw)
+{
+	return (double)(raw / HWTEL_GPU_UPJ_RAW) / 1e6 +
+	       (double)(raw % HWTEL_GPU_UPJ_RAW) / (double)HWTEL_GPU_UPJ_RAW / 1e6;
+}
+
+static int cons_cmp(const void *a, const void *b)
+{
+	const struct hwtel_gpu_consumer *x = a, *y = b;
+
+	if (x->energy_pj != y->energy_pj)
+		return x->energy_pj > y->energy_pj ? -1 : 1;
+	if (x->busy_total_ns != y->busy_total_ns)
+		return x->busy_total_ns > y->busy_total_ns ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->life < y->life ? -1 : x->life > y->life;
+}
+
+static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
+{
+	struct hwtel_gpu_report *r = &g->rep[s];
+	const struct acc *t = &g->total[s];
+	unsigned int i, k, n = 0;
+
+	free(r->consumers);
+	memset(r, 0, sizeof(*r));
+	r->t0_ns = t0;
+	r->t1_ns = t1;
+	r->seconds = (double)(t1 - t0) / 1e9;
+	r->consumers = calloc(g->ncons ? g->ncons : 1, sizeof(*r->consumers));
+	if (!r->consumers)
+		return hwtel_err(-ENOMEM, "out of memory");
+	for (i = 0; i < g->ncons; i++) {
+		const struct cons *c = &g->cons[i];
+		const struct acc *a = &c->a[s];
+		struct hwtel_gpu_consumer *o = &r->consumers[n];
+		uint64_t jobs = 0;
+
+		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+			o->busy_ns[k] = a->busy[k];
+			o->jobs[k] = a->jobs[k];
+			o->busy_total_ns += a->busy[k];
+			jobs += a->jobs[k];
+		}
+		if (!jobs && !o->busy_total_ns) {
+			memset(o, 0, sizeof(*o));
+			continue;
+		}
+		o->pid = c->pid;
+		if (c->life >= 0) {
+			const struct life *l = &g->lives[c->life];
+			unsigned int j;
+
+			for (j = 0; j < g->nlives; j++)
+				if (g->lives[j].pid == c->pid && g->lives[j].start < l->start)
+					o->life++;
+			snprintf(o->comm, sizeof(o->comm), "%s", l->comm);
+			snprintf(o->cmdline, sizeof(o->cmdline), "%s", l->cmdline);
+		}
+		o->unpriced_ns = a->unpriced_ns;
+		o->energy_upj = raw_to_upj(a->raw);
+		o->energy_pj = raw_to_pj(a->raw);
+		o->mean_pw = r->seconds > 0 ? o->energy_pj / r->seconds : 0;
+		o->share = t->raw ? (double)a->raw / (double)t->raw : 0;
+		n++;
+	}
+	r->nconsumers = n;
+	qsort(r->consumers, n, sizeof(*r->consumers), cons_cmp);
+	for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+		r->busy_ns[k] = t->busy[k];
+		r->jobs[k] = t->jobs[k];
+	}
+	r->energy_upj = raw_to_upj(t->raw);
+	r->energy_pj = raw_to_pj(t->raw);
+	r->mean_pw = r->seconds > 0 ? r->energy_pj / r->seconds : 0;
+	r->unattributed_ns = t->unpriced_ns;
+	r->unattributed_priced = g->first_known;
+	if (g->first_known)
+		r->unattributed_upj = raw_to_upj((u128)t->unpriced_ns * g->first.mv *
+						 g->first.mv * g->first.mhz);
+	r->opp_known = g->f_known && g->v_known;
+	if (r->opp_known) {
+		r->opp.mhz = g->mhz;
+		r->opp.mv = g->mv;
+	}
+	r->lines = g->cnt[s][C_LINES];
+	r->malformed = g->cnt[s][C_MALFORMED];
+	r->out_of_order = g->cnt[s][C_OOO];
+	r->stop_without_start = g->cnt[s][C_STOP];
+	r->start_while_running = g->cnt[s][C_START];
+	r->open_at_end = g->cnt[s][C_OPEN];
+	r->ignored = g->cnt[s][C_IGN];
+	r->dvfs_changes = g->cnt[s][C_DVFS];
+	return 0;
+}
+
+int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
+		       const struct hwtel_gpu_report **out)
+{
+	uint64_t t0;
+	unsigned int i;
+	size_t k;
+	int ret;
+
+	qsort(g->ev, g->nev, sizeof(*g->ev), ev_cmp);
+	if (!g->begun)
+		hwtel_gpu_begin(g, g->nev ? g->ev[0].ts_ns : t1_ns);
+	for (k = 0; k < g->nev; k++) {
+		ret = process(g, &g->ev[k]);
+		if (ret)
+			return ret;
+	}
+	g->nev = 0;
+	if (t1_ns < g->now)
+		t1_ns = g->now;
+	for (i = 0; i < HWTEL_GPU_UNITS; i++) {
+		if (g->unit[i].open) {
+			account(g, i, t1_ns);
+			count(g, C_OPEN);
+		}
+	}
+	g->now = t1_ns;
+	t0 = g->t0;
+	if (t0 > t1_ns)
+		t0 = t1_ns;
+	ret = build(g, SET_IVL, t0, t1_ns);
+	if (!ret)
+		ret = build(g, SET_CUM, g->cum_t0 < t1_ns ? g->cum_t0 : t1_ns, t1_ns);
+	/* the next interval starts here */
+	for (i = 0; i < g->ncons; i++)
+		memset(&g->cons[i].a[SET_IVL], 0, sizeof(g->cons[i].a[SET_IVL]));
+	memset(&g->total[SET_IVL], 0, sizeof(g->total[SET_IVL]));
+	memset(g->cnt[SET_IVL], 0, sizeof(g->cnt[SET_IVL]));
+	g->t0 = t1_ns;
+	if (ret)
+		return ret;
+	if (out)
+		*out = &g->rep[SET_IVL];
+	return 0;
+}
+
+const struct hwtel_gpu_report *hwtel_gpu_cumulative(const struct hwtel_gpu *g)
+{
+	return &g->rep[SET_CUM];
+}
+
+void hwtel_gpu_names_from_proc(struct hwtel_gpu *g, const char *procroot)
+{
+	unsigned int s, i;
+
+	for (s = 0; s < NSETS; s++) {
+		struct hwtel_gpu_report *r = &g->rep[s];
+
+		for (i = 0; i < r->nconsumers; i++) {
+			struct hwtel_gpu_consumer *c = &r->consumers[i];
+
+			if (c->comm[0] || c->pid <= 0)
+				continue;
+			hwtel_read_proc_name(procroot ? procroot : "/proc", c->pid, c->comm,
+					     sizeof(c->comm), c->cmdline, sizeof(c->cmdline));
+		}
+	}
+}

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libhwtel: output of the GPU power report ("GPU power consumers"): text,
+ * JSON, CSV and the node_exporter textfile.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include <libhwtel/gpu.h>
+
+#include "internal.h"
+
+static unsigned int used_units(const struct hwtel_gpu_report *r, bool *used)
+{
+	unsigned int k, n = 0;
+
+	for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+		/* GP0 and PP0 always, the other PPs when they ran something */
+		used[k] = k < 2 || r->busy_ns[k] || r->jobs[k];
+		n += used[k];
+	}
+	return n;
+}
+
+static uint64_t jobs_of(const uint64_t *jobs)
+{
+	uint64_t n = 0;
+	unsigned int k;
+
+	for (k = 0; k < HWTEL_GPU_UNITS; k++)
+		n += jobs[k];
+	return n;
+}
+
+static void name_of(const struct hwtel_gpu_consumer *c, char *buf, size_t size)
+{
+	if (c->comm[0])
+		snprintf(buf, size, "%s", c->comm);
+	else
+		snprintf(buf, size, "[%d]", c->pid);
+}
+
+static void upj_str(uint64_t upj, char *buf, size_t size)
+{
+	snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, upj / 1000000, upj % 1000000);
+}
+
+int hwtel_gpu_format_text(FILE *f, const struct hwtel_gpu_report *r)
+{
+	bool used[HWTEL_GPU_UNITS], reused = false;
+	char name[40], e[40];
+	unsigned int i, k;
+
+	fputs("GPU power consumers\n===================\n", f);
+	fprintf(f, "Measured over %.3f s; 1 PW = one unit busy at %u MHz and 1 V\n",
+		r->seconds, HWTEL_GPU_REF_MHZ);
+	if (r->opp_known)
+		fprintf(f, "Operating point at the end: %u MHz, %u mV\n", r->opp.mhz, r->opp.mv);
+	else
+		fputs("Operating point at the end: unknown\n", f);
+	fputc('\n', f);
+	used_units(r, used);
+	fprintf(f, "%7s  %-16s", "PID", "Name");
+	for (k = 0; k < HWTEL_GPU_UNITS; k++)
+		if (used[k])
+			fprintf(f, " %6s ms", hwtel_gpu_unit_name(k));
+	fprintf(f, " %6s %14s %10s %7s  %s\n", "Jobs", "Energy PJ", "Mean PW", "Share",
+		"Command line");
+	for (i = 0; i < r->nconsumers; i++) {
+		const struct hwtel_gpu_consumer *c = &r->consumers[i];
+
+		if (c->life)
+			reused = true;
+		name_of(c, name, sizeof(name));
+		upj_str(c->energy_upj, e, sizeof(e));
+		fprintf(f, "%7d  %-16.16s", c->pid, name);
+		for (k = 0; k < HWTEL_GPU_UNITS; k++)
+			if (used[k])
+				fprintf(f, " %9.3f", (double)c->busy_ns[k] / 1e6);
+		fprintf(f, " %6" PRIu64 " %14s %10.6f %6.2f%%  %s\n", jobs_of(c->jobs), e,
+			c->mean_pw, 100.0 * c->share, c->cmdline[0] ? c->cmdline : "-");
+	}
+	upj_str(r->energy_upj, e, sizeof(e));
+	fprintf(f, "%7s  %-16s", "", "GPU total");
+	for (k = 0; k < HWTEL_GPU_UNITS; k++)
+		if (used[k])
+			fprintf(f, " %9.3f", (double)r->busy_ns[k] / 1e6);
+	fprintf(f, " %6" PRIu64 " %14s %10.6f %6.2f%%\n", jobs_of(r->jobs), e, r->mean_pw,
+		r->energy_upj ? 100.0 : 0.0);
+	if (r->unattributed_ns) {
+		fprintf(f, "\nUnattributed energy: %.3f ms of jobs ran before the first known operating point",
+			(double)r->unattributed_ns / 1e6);
+		if (r->unattributed_priced) {
+			upj_str(r->unattributed_upj, e, sizeof(e));
+			fprintf(f, ";\n  about %s PJ at the first one seen, not in the shares (see --initial-opp)\n",
+				e);
+		} else {
+			fputs(";\n  no operating point is known yet (see --initial-opp)\n", f);
+		}
+	}
+	if (reused)
+		fputs("\nA PID was reused during the capture: one row per process.\n", f);
+	if (r->malformed || r->out_of_order || r->stop_without_start || r->start_while_running)
+		fprintf(f, "\nEvent stream: %lu lines, %lu malformed, %lu out of order, %lu STOP without START, %lu START while running (details on stderr)\n",
+			r->lines, r->malformed, r->out_of_order, r->stop_without_start,
+			r->start_while_running);
+	return ferror(f) ? -EIO : 0;
+}
+
+static void json_units(struct hwtel_json *j, const char *key, const uint64_t *v)
+{
+	unsigned int k;
+
+	hj_key(j, key);
+	hj_obj_begin(j);
+	for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+		hj_key(j, hwtel_gpu_unit_name(k));
+		hj_u64(j, v[k]);
+	}
+	hj_obj_end(j);
+}
+
+int hwtel_gpu_format_json(FILE *f, const struct hwtel_gpu_report *r)
+{
+	struct hwtel_json j;
+	unsigned int i;
+
+	hj_init(&j, f);
+	hj_obj_begin(&j);
+	hj_key(&j, "seconds");
+	hj_double(&j, r->seconds);
+	hj_key(&j, "t0_ns");
+	hj_u64(&j, r->t0_ns);
+	hj_key(&j, "t1_ns");
+	hj_u64(&j, r->t1_ns);
+	hj_key(&j, "opp");
+	if (r->opp_known) {
+		hj_obj_begin(&j);
+		hj_key(&j, "mhz");
+		hj_uint(&j, r->opp.mhz);
+		hj_key(&j, "mv");
+		hj_uint(&j, r->opp.mv);
+		hj_obj_end(&j);
+	} else {
+		hj_null(&j);
+	}
+	hj_key(&j, "consumers");
+	hj_arr_begin(&j);
+	for (i = 0; i < r->nconsumers; i++) {
+		const struct hwtel_gpu_consumer *c = &r->consumers[i];
+
+		hj_obj_begin(&j);
+		hj_key(&j, "pid");
+		hj_u64(&j, (uint64_t)c->pid);
+		hj_key(&j, "life");
+		hj_uint(&j, c->life);
+		hj_key(&j, "comm");
+		if (c->comm[0])
+			hj_str(&j, c->comm);
+		else
+			hj_null(&j);
+		hj_key(&j, "cmdline");
+		if (c->cmdline[0])
+			hj_str(&j, c->cmdline);
+		else
+			hj_null(&j);
+		json_units(&j, "busy_ns", c->busy_ns);
+		json_units(&j, "jobs", c->jobs);
+		hj_key(&j, "busy_ns_total");
+		hj_u64(&j, c->busy_total_ns);
+		hj_key(&j, "jobs_total");
+		hj_u64(&j, jobs_of(c->jobs));
+		hj_key(&j, "unpriced_ns");
+		hj_u64(&j, c->unpriced_ns);
+		hj_key(&j, "energy_upj");
+		hj_u64(&j, c->energy_upj);
+		hj_key(&j, "mean_pw");
+		hj_double(&j, c->mean_pw);
+		hj_key(&j, "share");
+		hj_double(&j, c->share);
+		hj_obj_end(&j);
+	}
+	hj_arr_end(&j);
+	hj_key(&j, "total");
+	hj_obj_begin(&j);
+	json_units(&j, "busy_ns", r->busy_ns);
+	json_units(&j, "jobs", r->jobs);
+	hj_key(&j, "energy_upj");
+	hj_u64(&j, r->energy_upj);
+	hj_key(&j, "mean_pw");
+	hj_double(&j, r->mean_pw);
+	hj_obj_end(&j);
+	hj_key(&j, "unattributed");
+	hj_obj_begin(&j);
+	hj_key(&j, "busy_ns");
+	hj_u64(&j, r->unattributed_ns);
+	hj_key(&j, "energy_upj");
+	if (r->unattributed_priced)
+		hj_u64(&j, r->unattributed_upj);
+	else
+		hj_null(&j);
+	hj_obj_end(&j);
+	hj_key(&j, "stream");
+	hj_obj_begin(&j);
+	hj_key(&j, "lines");
+	hj_u64(&j, r->lines);
+	hj_key(&j, "malformed");
+	hj_u64(&j, r->malformed);
+	hj_key(&j, "out_of_order");
+	hj_u64(&j, r->out_of_order);
+	hj_key(&j, "stop_without_start");
+	hj_u64(&j, r->stop_without_start);
+	hj_key(&j, "start_while_running");
+	hj_u64(&j, r->start_while_running);
+	hj_key(&j, "running_at_end");
+	hj_u64(&j, r->open_at_end);
+	hj_key(&j, "ignored");
+	hj_u64(&j, r->ignored);
+	hj_key(&j, "dvfs_changes");
+	hj_u64(&j, r->dvfs_changes);
+	hj_obj_end(&j);
+	hj_obj_end(&j);
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* RFC 4180 field: quoted when it holds the separator, a quote or a newline */
+static void csv_field(FILE *f, const char *s, const char *sep)
+{
+	if (!strstr(s, sep) && !strpbrk(s, "\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_row(FILE *f, const char *sep, const char *pid, unsigned int life,
+		    const char *comm, const uint64_t *busy, const uint64_t *jobs,
+		    uint64_t upj, double pw, double share, const char *cmdline)
+{
+	unsigned int k;
+
+	fprintf(f, "%s%s%u%s", pid, sep, life, sep);
+	csv_field(f, comm, sep);
+	for (k = 0; k < HWTEL_GPU_UNITS; k++)
+		fprintf(f, "%s%" PRIu64, sep, busy[k]);
+	fprintf(f, "%s%" PRIu64 "%s%" PRIu64 "%s%.6f%s%.6f%s", sep, jobs_of(jobs), sep, upj, sep,
+		pw, sep, share, sep);
+	csv_field(f, cmdline, sep);
+	fputc('\n', f);
+}
+
+int hwtel_gpu_format_csv(FILE *f, const struct hwtel_gpu_report *r, const char *sep)
+{
+	unsigned int i, k;
+	char pid[16];
+
+	fprintf(f, "pid%slife%scomm", sep, sep);
+	for (k = 0; k < HWTEL_GPU_UNITS; k++)
+		fprintf(f, "%sbusy_ns_%s", sep, hwtel_gpu_unit_name(k));
+	fprintf(f, "%sjobs%senergy_upj%smean_pw%sshare%scmdline\n", sep, sep, sep, sep, sep);
+	for (i = 0; i < r->nconsumers; i++) {
+		const struct hwtel_gpu_consumer *c = &r->consumers[i];
+
+		snprintf(pid, sizeof(pid), "%d", c->pid);
+		csv_row(f, sep, pid, c->life, c->comm, c->busy_ns, c->jobs, c->energy_upj,
+			c->mean_pw, c->share, c->cmdline);
+	}
+	csv_row(f, sep, "total", 0, "", r->busy_ns, r->jobs, r->energy_upj, r->mean_pw,
+		r->energy_upj ? 1.0 : 0.0, "");
+	return ferror(f) ? -EIO : 0;
+}
+
+static void prom_label(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void prom_who(FILE *f, const struct hwtel_gpu_consumer *c)
+{
+	char name[40];
+
+	name_of(c, name, sizeof(name));
+	fprintf(f, "pid=\"%d\",life=\"%u\",comm=\"", c->pid, c->life);
+	prom_label(f, name);
+	fputc('"', f);
+}
+
+int hwtel_gpu_format_prom(FILE *f, const struct hwtel_gpu_report *cum,
+			  const struct hwtel_gpu_report *r)
+{
+	unsigned int i, k;
+
+	fputs("# HELP hwtel_gpu_energy_pseudojoules_total GPU energy per process (P = C V^2 f, 1 PW = one unit at 266 MHz and 1 V).\n"
+	      "# TYPE hwtel_gpu_energy_pseudojoules_total counter\n", f);
+	for (i = 0; i < cum->nconsumers; i++) {
+		fputs("hwtel_gpu_energy_pseudojoules_total{", f);
+		prom_who(f, &cum->consumers[i]);
+		fprintf(f, "} %" PRIu64 ".%06" PRIu64 "\n", cum->consumers[i].energy_upj / 1000000,
+			cum->consumers[i].energy_upj % 1000000);
+	}
+	fputs("# HELP hwtel_gpu_busy_seconds_total Time GPU units ran jobs of a process.\n"
+	      "# TYPE hwtel_gpu_busy_seconds_total counter\n", f);
+	for (i = 0; i < cum->nconsumers; i++)
+		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+			if (!cum->consumers[i].busy_ns[k])
+				continue;
+			fputs("hwtel_gpu_busy_seconds_total{", f);
+			prom_who(f, &cum->consumers[i]);
+			fprintf(f, ",unit=\"%s\"} %.9f\n", hwtel_gpu_unit_name(k),
+				(double)cum->consumers[i].busy_ns[k] / 1e9);
+		}
+	fputs("# HELP hwtel_gpu_jobs_total GPU jobs started by a process.\n"
+	      "# TYPE hwtel_gpu_jobs_total counter\n", f);
+	for (i = 0; i < cum->nconsumers; i++)
+		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+			if (!cum->consumers[i].jobs[k])
+				continue;
+			fputs("hwtel_gpu_jobs_total{", f);
+			prom_who(f, &cum->consumers[i]);
+			fprintf(f, ",unit=\"%s\"} %" PRIu64 "\n", hwtel_gpu_unit_name(k),
+				cum->consumers[i].jobs[k]);
+		}
+	fputs("# HELP hwtel_gpu_unattributed_seconds_total Job time before the first known operating point.\n"
+	      "# TYPE hwtel_gpu_unattributed_seconds_total counter\n", f);
+	fprintf(f, "hwtel_gpu_unattributed_seconds_total %.9f\n", (double)cum->unattributed_ns / 1e9);
+	fputs("# HELP hwtel_gpu_power_pseudowatts Mean GPU power of a process over the last interval.\n"
+	      "# TYPE hwtel_gpu_power_pseudowatts gauge\n", f);
+	for (i = 0; i < r->nconsumers; i++) {
+		fputs("hwtel_gpu_power_pseudowatts{", f);
+		prom_who(f, &r->consumers[i]);
+		fprintf(f, "} %.6f\n", r->consumers[i].mean_pw);
+	}
+	fprintf(f, "hwtel_gpu_power_pseudowatts{pid=\"total\"} %.6f\n", r->mean_pw);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GPU attribution (libhwtel gpu.c): the Mali internal-profiling parser and
+ * the energy engine on scripted streams. Expected energies are computed
+ * here by hand from P = C V^2 f (1 PW = one unit at 266 MHz and 1 V).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <libhwtel/gpu.h>
+
+#include "cli.h"
+
+#include "unit.h"
+
+#define T0	1700000000000000000ull	/* UNIX ns of the scenario's 0 */
+#define MS	1000000ull
+
+/* event ids: type << 24 | channel << 16 | data */
+#define START(ch)	HWTEL_GPU_ID(1, ch, 0)
+#define STOP(ch)	HWTEL_GPU_ID(2, ch, 0)
+#define GP0		1
+#define PP(n)		(5 + (n))
+#define SW_FREQ		HWTEL_GPU_ID(0, 0, 4)
+#define SW_VOLTS	HWTEL_GPU_ID(0, 0, 5)
+#define GPU_FV		HWTEL_GPU_ID(0, 21, 10)
+
+static char *stream;
+static size_t stream_len;
+static FILE *sf;
+
+static void ev(uint64_t ms_x10, uint32_t id, uint32_t d0, uint32_t d1)
+{
+	/* times in tenths of a millisecond, to keep the table short */
+	fprintf(sf, "%llu %u %u %u 0 0 0\n",
+		(unsigned long long)(T0 + ms_x10 * MS / 10), id, d0, d1);
+}
+
+static void begin_stream(void)
+{
+	sf = open_memstream(&stream, &stream_len);
+}
+
+static void end_stream(void)
+{
+	fclose(sf);
+}
+
+/* energy of @ms milliseconds at @mhz / @mv in micro-PJ x 266e9 ("raw") */
+static unsigned __int128 raw(uint64_t ns, uint64_t mhz, uint64_t mv)
+{
+	return (unsigned __int128)ns * mv * mv * mhz;
+}
+
+/* micro-PJ, rounded to nearest: raw / (266 MHz x (1000 mV)^2 x 1e9 ns / 1e6) */
+static uint64_t upj(unsigned __int128 r)
+{
+	const unsigned __int128 one = (unsigned __int128)266 * 1000 * 1000 * 1000000000ull / 1000000;
+
+	return (uint64_t)((r + one / 2) / one);
+}
+
+static const struct hwtel_gpu_consumer *find(const struct hwtel_gpu_report *r, int pid,
+					     unsigned int life)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nconsumers; i++)
+		if (r->consumers[i].pid == pid && r->consumers[i].life == life)
+			return &r->consumers[i];
+	return NULL;
+}
+
+TEST(gpu_parse_fields)
+{
+	struct hwtel_gpu_event e;
+	char why[96];
+
+	/* the seed's example line: a STOP on PP2 */
+	CHECK_EQ(hwtel_gpu_parse_line("1329701288752682877 34013184 0 0 4294967295 0 0", &e,
+				      why, sizeof(why)), 0);
+	CHECK_U64(e.ts_ns, 1329701288752682877ull);
+	CHECK_EQ(HWTEL_GPU_ID_TYPE(e.id), 2);
+	CHECK_EQ(HWTEL_GPU_ID_CHANNEL(e.id), 7);
+	CHECK_EQ(HWTEL_GPU_ID_DATA(e.id), 0);
+	CHECK_STR(hwtel_gpu_unit_name((unsigned int)hwtel_gpu_channel_unit(7)), "PP2");
+	CHECK_U64(e.d[2], 4294967295u);
+	CHECK_EQ(hwtel_gpu_channel_unit(1), 0);
+	CHECK_EQ(hwtel_gpu_channel_unit(12), 8);
+	CHECK_EQ(hwtel_gpu_channel_unit(13), -1);
+	CHECK_EQ(hwtel_gpu_channel_unit(21), -1);
+	CHECK_EQ(hwtel_gpu_parse_line("1 2 3 4 5 6", &e, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "6 of 7 numbers (truncated line?)");
+	CHECK_EQ(hwtel_gpu_parse_line("1 2 3 4 5 6 7 8", &e, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "more than 7 numbers");
+	CHECK_EQ(hwtel_gpu_parse_line("1 2 3 4 5 6 4294967296", &e, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "data value 4294967296 does not fit 32 bits");
+	CHECK_EQ(hwtel_gpu_parse_line("18446744073709551616 2 3 4 5 6 7", &e, why, sizeof(why)),
+		 -EINVAL);
+	CHECK_STR(why, "number 1 does not fit 64 bits");
+	CHECK_EQ(hwtel_gpu_parse_line("1 268435456 0 0 0 0 0", &e, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "event id 268435456 has reserved bits 31-28 set");
+	CHECK_EQ(hwtel_gpu_parse_line("1 -2 0 0 0 0 0", &e, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "not a decimal number at column 3");
+	CHECK_EQ(hwtel_gpu_parse_line("1 0x2 0 0 0 0 0", &e, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "not a decimal number at column 4");
+	CHECK_EQ(hwtel_gpu_parse_line("", &e, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "0 of 7 numbers (truncated line?)");
+	CHECK_EQ(hwtel_gpu_parse_line(" 9\t1 2 3 4 5 6\r", &e, why, sizeof(why)), 0);
+	CHECK_U64(e.d[4], 6);
+}
+
+/*
+ * The issue's scenario (times in ms): two processes (100, 200), jobs on
+ * PP0..PP3 and GP0, three DVFS changes (GPU FREQ_VOLT_CHANGE; a SOFTWARE
+ * pair in reverse order, volts first; a SOFTWARE pair in order), a job
+ * spanning each change and a job before any DVFS event.
+ *
+ *   0  START PP0 pid 100        J1 (before any operating point)
+ *   2  STOP  PP0
+ *   4  START PP1 pid 200        J2 spans change 1
+ *   5  GPU FREQ_VOLT 200 MHz 900 mV            change 1 = A
+ *   7  STOP  PP1
+ *   8  START PP2 pid 100        J3 spans change 2
+ *  10  SW VOLTS 1100 mV                        change 2, half
+ *  11  SW FREQ  400 MHz                        change 2 = B, from 11 (pair rule)
+ *  12  STOP  PP2
+ *  12  START PP3 pid 200        J4 spans change 3
+ *  12  START GP0 pid 100        J5 spans change 3
+ *  15  SW FREQ 300 MHz, SW VOLTS 1000 mV       change 3 = C, from 15
+ *  16  STOP  GP0
+ *  18  STOP  PP3
+ *  19  START PP1 pid 200        J6 still running at the end (20)
+ */
+static void scenario(void)
+{
+	begin_stream();
+	ev(0, START(PP(0)), 100, 0);
+	ev(20, STOP(PP(0)), 0, 0);
+	ev(40, START(PP(1)), 200, 0);
+	ev(50, GPU_FV, 200, 900);
+	ev(70, STOP(PP(1)), 0, 0);
+	ev(80, START(PP(2)), 100, 0);
+	ev(100, SW_VOLTS, 1100, 0);
+	ev(110, SW_FREQ, 400, 0);
+	ev(120, STOP(PP(2)), 0, 0);
+	ev(120, START(PP(3)), 200, 0);
+	ev(120, START(GP0), 100, 0);
+	ev(150, SW_FREQ, 300, 0);
+	ev(150, SW_VOLTS, 1000, 0);
+	ev(160, STOP(GP0), 0, 0);
+	ev(180, STOP(PP(3)), 0, 0);
+	ev(190, START(PP(1)), 200, 0);
+	end_stream();
+}
+
+TEST(gpu_scenario_pair_rule)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	const struct hwtel_gpu_consumer *a, *b;
+	unsigned __int128 ra, rb;
+
+	scenario();
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_begin(g, T0);
+	CHECK_EQ(hwtel_gpu_feed(g, stream, stream_len), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 20 * MS, &r), 0);
+	free(stream);
+	if (!r) {
+		hwtel_gpu_free(g);
+		return;
+	}
+	/* pid 100: J1 2 ms unknown; J3 3 ms at A + 1 ms at B; J5 3 ms at B + 1 ms at C */
+	ra = raw(3 * MS, 200, 900) + raw(1 * MS, 400, 1100) +
+	     raw(3 * MS, 400, 1100) + raw(1 * MS, 300, 1000);
+	/* pid 200: J2 1 ms unknown + 2 ms at A; J4 3 ms at B + 3 ms at C; J6 1 ms at C */
+	rb = raw(2 * MS, 200, 900) + raw(3 * MS, 400, 1100) +
+	     raw(3 * MS, 300, 1000) + raw(1 * MS, 300, 1000);
+	/* by hand: 2.722e15 / 2.66e11 = 10233.08; 2.976e15 / 2.66e11 = 11187.97 */
+	CHECK_U64(upj(ra), 10233);
+	CHECK_U64(upj(rb), 11188);
+	CHECK_EQ(r->nconsumers, 2);
+	a = find(r, 100, 0);
+	b = find(r, 200, 0);
+	CHECK(a && b);
+	if (!a || !b) {
+		hwtel_gpu_free(g);
+		return;
+	}
+	CHECK_U64(a->energy_upj, 10233);
+	CHECK_U64(b->energy_upj, 11188);
+	CHECK_U64(r->energy_upj, upj(ra + rb));
+	CHECK_U64(r->energy_upj, 21421);
+	CHECK(r->consumers[0].pid == 200);	/* sorted by energy */
+	CHECK_U64(a->busy_ns[1], 2 * MS);	/* PP0 */
+	CHECK_U64(a->busy_ns[3], 4 * MS);	/* PP2 */
+	CHECK_U64(a->busy_ns[0], 4 * MS);	/* GP0 */
+	CHECK_U64(a->busy_total_ns, 10 * MS);
+	CHECK_U64(a->unpriced_ns, 2 * MS);
+	CHECK_U64(b->busy_ns[2], 4 * MS);	/* PP1: J2 3 ms + J6 1 ms */
+	CHECK_U64(b->busy_ns[4], 6 * MS);	/* PP3 */
+	CHECK_U64(b->jobs[2], 2);
+	CHECK_U64(b->unpriced_ns, 1 * MS);
+	CHECK_U64(a->jobs[0] + a->jobs[1] + a->jobs[3], 3);
+	/* mean PW over the 20 ms: energy / 0.02 s */
+	CHECK_NEAR(a->mean_pw, (double)ra / 266e15 / 0.020, 1e-9);
+	CHECK_NEAR(a->share, (double)ra / (double)(ra + rb), 1e-12);
+	/* 3 ms before the first operating point, priced at A: 4.86e14 / 2.66e11 */
+	CHECK_U64(r->unattributed_ns, 3 * MS);
+	CHECK(r->unattributed_priced);
+	CHECK_U64(r->unattributed_upj, 1827);
+	CHECK_U64(r->unattributed_upj, upj(raw(3 * MS, 200, 900)));
+	CHECK_EQ(r->dvfs_changes, 3);
+	CHECK_EQ(r->open_at_end, 1);
+	CHECK_EQ(r->lines, 16);
+	CHECK_EQ(r->malformed, 0);
+	CHECK(r->opp_known && r->opp.mhz == 300 && r->opp.mv == 1000);
+	CHECK_NEAR(r->seconds, 0.020, 1e-12);
+	hwtel_gpu_free(g);
+}
+
+/* With an OPP table, the reverse pair takes effect at its first half (10 ms) */
+TEST(gpu_scenario_opp_table)
+{
+	static const struct hwtel_gpu_opp t[] = { { 200, 900 }, { 300, 1000 }, { 400, 1100 } };
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	const struct hwtel_gpu_consumer *a;
+	unsigned __int128 ra;
+
+	scenario();
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	CHECK_EQ(hwtel_gpu_set_opp_table(g, t, 3), 0);
+	hwtel_gpu_begin(g, T0);
+	CHECK_EQ(hwtel_gpu_feed(g, stream, stream_len), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 20 * MS, &r), 0);
+	free(stream);
+	a = r ? find(r, 100, 0) : NULL;
+	CHECK(a != NULL);
+	/* J3: 2 ms at A + 2 ms at B; J5 as before */
+	ra = raw(2 * MS, 200, 900) + raw(2 * MS, 400, 1100) +
+	     raw(3 * MS, 400, 1100) + raw(1 * MS, 300, 1000);
+	if (a) {
+		CHECK_U64(a->energy_upj, upj(ra));
+		CHECK_U64(a->energy_upj, 11444);	/* 3.044e15 / 2.66e11 = 11443.6 */
+	}
+	/* the change at 15 ms is one change, its second half matches the table */
+	if (r)
+		CHECK_EQ(r->dvfs_changes, 3);
+	hwtel_gpu_free(g);
+}
+
+/* --initial-opp prices the jobs before the first DVFS event */
+TEST(gpu_initial_opp)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	const struct hwtel_gpu_consumer *a;
+
+	scenario();
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	hwtel_gpu_begin(g, T0);
+	CHECK_EQ(hwtel_gpu_feed(g, stream, stream_len), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 20 * MS, &r), 0);
+	free(stream);
+	a = r ? find(r, 100, 0) : NULL;
+	CHECK(a != NULL);
+	if (a && r) {
+		/* J1: 2 ms at the reference point = 2 ms x 1 PW = 2000 uPJ */
+		CHECK_U64(a->energy_upj, upj(raw(2 * MS, 266, 1000) + raw(3 * MS, 200, 900) +
+					     raw(4 * MS, 400, 1100) + raw(1 * MS, 300, 1000)));
+		CHECK_U64(a->energy_upj, 12233);
+		CHECK_U64(a->unpriced_ns, 0);
+		CHECK_U64(r->unattributed_ns, 0);
+		CHECK_EQ(r->dvfs_changes, 3);
+	}
+	hwtel_gpu_free(g);
+}
+
+/* Two intervals: a running job is split at the boundary and continues */
+TEST(gpu_intervals_split)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	hwtel_gpu_begin(g, T0);
+	sf = open_memstream(&buf, &len);
+	ev(10, START(PP(0)), 7, 0);
+	fclose(sf);
+	CHECK_EQ(hwtel_gpu_feed(g, buf, len), 0);
+	free(buf);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 10 * MS, &r), 0);
+	CHECK(r && r->nconsumers == 1 && r->consumers[0].energy_upj == 9000);
+	CHECK(r && r->open_at_end == 1);
+	buf = NULL;
+	sf = open_memstream(&buf, &len);
+	ev(150, STOP(PP(0)), 0, 0);
+	fclose(sf);
+	CHECK_EQ(hwtel_gpu_feed(g, buf, len), 0);
+	free(buf);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 20 * MS, &r), 0);
+	/* 10 ms .. 15 ms in the second interval; no new job started there */
+	CHECK(r && r->nconsumers == 1 && r->consumers[0].energy_upj == 5000);
+	CHECK(r && r->consumers[0].jobs[1] == 0 && r->consumers[0].busy_ns[1] == 5 * MS);
+	CHECK_U64(hwtel_gpu_cumulative(g)->energy_upj, 14000);
+	CHECK_U64(hwtel_gpu_cumulative(g)->jobs[1], 1);
+	hwtel_gpu_free(g);
+}
+
+/* Malformed, truncated and out-of-order lines, STOP without START, PID reuse */
+TEST(gpu_anomalies)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	const struct hwtel_gpu_consumer *l0, *l1;
+	char *dbuf = NULL, *in = NULL;
+	size_t dlen = 0, ilen = 0;
+	FILE *d = open_memstream(&dbuf, &dlen);
+	uint64_t exit_ts = T0 + 5 * MS;
+
+	hwtel_gpu_set_diag(g, d, "gpu: ");
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	/* PID 42 lived until 5 ms, then a new process got PID 42 at 6 ms */
+	CHECK_EQ(hwtel_gpu_add_life(g, 42, 0, exit_ts, "old", "old --x"), 0);
+	CHECK_EQ(hwtel_gpu_add_life(g, 42, T0 + 6 * MS, UINT64_MAX, "new", "new -y"), 0);
+	hwtel_gpu_begin(g, T0);
+	sf = open_memstream(&in, &ilen);
+	ev(10, START(PP(0)), 42, 0);			/* line 1 */
+	fputs("garbage\n", sf);				/* line 2 */
+	ev(30, STOP(PP(0)), 0, 0);			/* line 3 */
+	ev(40, STOP(PP(1)), 0, 0);			/* line 4: no START */
+	ev(80, STOP(PP(2)), 0, 0);			/* line 5: before its START */
+	ev(70, START(PP(2)), 42, 0);			/* line 6: out of order */
+	fputs("1700000000009000000 16842752 42\n", sf);	/* line 7: truncated */
+	ev(90, START(PP(3)), 42, 0);			/* line 8 */
+	ev(95, START(PP(3)), 42, 0);			/* line 9: START while running */
+	ev(100, STOP(PP(3)), 0, 0);			/* line 10 */
+	fprintf(sf, "%llu %u 42 0 0 0", (unsigned long long)(T0 + 11 * MS),
+		START(GP0));				/* line 11, no newline: parsed */
+	fclose(sf);
+	CHECK_EQ(hwtel_gpu_feed(g, in, ilen), 0);
+	free(in);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 12 * MS, &r), 0);
+	fclose(d);
+	if (!r) {
+		free(dbuf);
+		hwtel_gpu_free(g);
+		return;
+	}
+	CHECK_EQ(r->lines, 11);
+	CHECK_EQ(r->malformed, 3);
+	CHECK_EQ(r->out_of_order, 1);
+	CHECK_EQ(r->stop_without_start, 1);
+	CHECK_EQ(r->start_while_running, 1);
+	CHECK(strstr(dbuf, "gpu: line 2: malformed (not a decimal number at column 1), skipped\n") != NULL);
+	CHECK(strstr(dbuf, "gpu: line 7: malformed (3 of 7 numbers (truncated line?)), skipped\n") != NULL);
+	CHECK(strstr(dbuf, "gpu: line 11: malformed (6 of 7 numbers (truncated line?)), skipped\n") != NULL);
+	CHECK(strstr(dbuf, "gpu: line 4: STOP on PP1 without a START: skipped (its start is unknown)\n") != NULL);
+	CHECK(strstr(dbuf, "gpu: line 6: timestamp 1700000000007000000 is 1000000 ns before that of line 5: processed in timestamp order\n") != NULL);
+	CHECK(strstr(dbuf, "gpu: line 9: START on PP3 while the job of PID 42 (line 8) runs: that job ends here\n") != NULL);
+	/* life 0 (old): PP0 1..3 ms; life 1 (new): PP2 7..8, PP3 9..9.5 and 9.5..10 */
+	l0 = find(r, 42, 0);
+	l1 = find(r, 42, 1);
+	CHECK(l0 && l1);
+	if (l0 && l1) {
+		CHECK_STR(l0->comm, "old");
+		CHECK_STR(l1->cmdline, "new -y");
+		CHECK_U64(l0->busy_total_ns, 2 * MS);
+		CHECK_U64(l0->energy_upj, 2000);
+		CHECK_U64(l1->busy_ns[3], 1 * MS);
+		CHECK_U64(l1->busy_ns[4], 1 * MS);
+		CHECK_U64(l1->jobs[4], 2);
+		CHECK_U64(l1->energy_upj, 2000);
+	}
+	free(dbuf);
+	hwtel_gpu_free(g);
+}
+
+/* Lone halves: a second frequency before any voltage applies the first alone */
+TEST(gpu_lone_halves)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	hwtel_gpu_begin(g, T0);
+	sf = open_memstream(&buf, &len);
+	ev(0, START(GP0), 1, 0);
+	ev(10, SW_FREQ, 133, 0);	/* pending */
+	ev(20, SW_FREQ, 532, 0);	/* 133 MHz applied alone from here, 532 pending */
+	ev(30, GPU_FV, 532, 1000);	/* supersedes the pending half */
+	ev(40, STOP(GP0), 0, 0);
+	fclose(sf);
+	CHECK_EQ(hwtel_gpu_feed(g, buf, len), 0);
+	free(buf);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 4 * MS, &r), 0);
+	/* 2 ms at 266 MHz + 1 ms at 133 + 1 ms at 532 (all 1 V) = 2000+500+2000 uPJ */
+	CHECK(r && r->energy_upj == 4500);
+	CHECK(r && r->dvfs_changes == 2);
+	hwtel_gpu_free(g);
+}
+
+TEST(gpu_opp_file)
+{
+	struct hwtel_gpu_opp *t = NULL;
+	char path[] = "/tmp/hwtel-opp-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("# MHz mV\n 160 900\n\n266 1000 # nominal\n", f);
+	fclose(f);
+	CHECK_EQ(hwtel_gpu_opp_load(path, &t), 2);
+	CHECK(t && t[0].mhz == 160 && t[0].mv == 900 && t[1].mhz == 266 && t[1].mv == 1000);
+	free(t);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("266 1000\n300\n", f);
+		fclose(f);
+	}
+	CHECK_EQ(hwtel_gpu_opp_load(path, &t), -EINVAL);
+	CHECK(t == NULL);
+	unlink(path);
+}
+
+/* The report formats on the scenario (names from process lives) */
+TEST(gpu_format_golden)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *f;
+
+	scenario();
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_add_life(g, 100, 0, UINT64_MAX, "glmark2", "glmark2 -b build");
+	hwtel_gpu_add_life(g, 200, 0, T0 + 30 * MS, "weston", "weston --backend=drm, \"x\"");
+	hwtel_gpu_begin(g, T0);
+	CHECK_EQ(hwtel_gpu_feed(g, stream, stream_len), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 20 * MS, &r), 0);
+	free(stream);
+	if (!r) {
+		hwtel_gpu_free(g);
+		return;
+	}
+	f = open_memstream(&out, &olen);
+	CHECK_EQ(hwtel_gpu_format_text(f, r), 0);
+	fputs("--- csv\n", f);
+	CHECK_EQ(hwtel_gpu_format_csv(f, r, ","), 0);
+	fputs("--- prometheus\n", f);
+	CHECK_EQ(hwtel_gpu_format_prom(f, hwtel_gpu_cumulative(g), r), 0);
+	fputs("--- json\n", f);
+	CHECK_EQ(hwtel_gpu_format_json(f, r), 0);
+	fclose(f);
+	CHECK(unit_golden(out, "golden/gpu-scenario.txt", true));
+	free(out);
+	hwtel_gpu_free(g);
+}
+
+/* hwtel gpu: exit statuses of bad options and of a missing source */
+TEST(gpu_cli_exit_status)
+{
+	char a0[] = "gpu", dbg[] = "--debugfs", none[] = "/nonexistent-hwtel", j[] = "-j",
+	     x[] = "-x", comma[] = ",", t[] = "-t", zero[] = "0", bogus[] = "--bogus",
+	     init[] = "--initial-opp", bad[] = "266", q[] = "-q";
+	char *v1[] = { a0, dbg, none, NULL };
+	char *v2[] = { a0, j, x, comma, NULL };
+	char *v3[] = { a0, t, zero, NULL };
+	char *v4[] = { a0, bogus, NULL };
+	char *v5[] = { a0, init, bad, NULL };
+	char *v6[] = { a0, q, NULL };
+
+	CHECK_EQ(hwtel_gpu_main(3, v1), HWTEL_EXIT_NOPMU);
+	CHECK_EQ(hwtel_gpu_main(4, v2), HWTEL_EXIT_USAGE);
+	CHECK_EQ(hwtel_gpu_main(3, v3), HWTEL_EXIT_USAGE);
+	CHECK_EQ(hwtel_gpu_main(2, v4), HWTEL_EXIT_USAGE);
+	CHECK_EQ(hwtel_gpu_main(3, v5), HWTEL_EXIT_USAGE);
+	CHECK_EQ(hwtel_gpu_main(2, v6), HWTEL_EXIT_USAGE);
+}
