@@ -46,6 +46,19 @@ static unsigned int instances = 1;
 module_param(instances, uint, 0444);
 MODULE_PARM_DESC(instances, "number of DDR controllers (1-16)");
 
+/*
+ * How a CN10K generic counter reports a freeze. "saturate": the 48-bit
+ * counter stops at 2^48 - 1. "flag49": the register is 49 bits; the low 48
+ * bits stop at 2^48 - 1 and bit 48 is set by the first occurrence lost.
+ * Odyssey and CN20K (64 bits) always saturate.
+ */
+static char *freeze_mode = "saturate";
+module_param(freeze_mode, charp, 0444);
+MODULE_PARM_DESC(freeze_mode, "saturate or flag49 (CN10K generic counters)");
+
+static bool sim_flag49;
+#define SIM_FLAG49		BIT_ULL(CN10K_DDR_CNT_BITS)
+
 /* The names this hardware reports for its event signals */
 struct sim_name {
 	u16 id;
@@ -331,10 +344,11 @@ static bool sim_counting(struct sim_ddr *s, int n)
 static void sim_gen_add(struct sim_ddr *s, int n, u64 k)
 {
 	u64 max = s->v->gen_max;
+	u64 val = s->cnt[n] & max;
 
 	/* Generic counters freeze at their maximum */
-	if (k >= max - s->cnt[n])
-		s->cnt[n] = max;
+	if (k > max - val)
+		s->cnt[n] = max | (sim_flag49 ? SIM_FLAG49 : 0);
 	else
 		s->cnt[n] += k;
 }
@@ -864,7 +878,12 @@ static int __init sim_ddr_init(void)
 		       SIM_MAX_INSTANCES);
 		return -EINVAL;
 	}
-
+	if (sysfs_streq(freeze_mode, "flag49")) {
+		sim_flag49 = v->kind == SIM_CN10K;
+	} else if (!sysfs_streq(freeze_mode, "saturate")) {
+		pr_err("hwtel_sim_ddr: freeze_mode must be saturate or flag49\n");
+		return -EINVAL;
+	}
 	for (i = 0; i < instances; i++) {
 		s = sim_create(v, i);
 		if (IS_ERR(s)) {

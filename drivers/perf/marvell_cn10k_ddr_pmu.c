@@ -479,17 +479,36 @@ static u64 ddr_read_counter(struct ddr_pmu *p, int idx)
 	return hwtel_readq(&p->io, ddr_reg(v, v->cnt, idx));
 }
 
-/* Fold the counter behind @event into event->count. Caller holds p->lock. */
-static u64 ddr_fold(struct ddr_pmu *p, struct perf_event *event)
+/*
+ * A generic counter is frozen when it reads at or above its documented
+ * maximum: CN10K counters either stop at 2^48 - 1 or, read as 49 bits, also
+ * set bit 48 when an occurrence is lost. Either way the counted value is
+ * the maximum; what came after the freeze point is lost.
+ */
+static bool ddr_gen_frozen(const struct ddr_variant *v, u64 raw)
+{
+	return raw >= v->gen_max;
+}
+
+/*
+ * Fold the counter behind @event into event->count. Return true when it
+ * is a generic counter found frozen. Caller holds p->lock.
+ */
+static bool ddr_fold(struct ddr_pmu *p, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
-	u64 mask = hwc->idx < DDR_NUM_GEN_COUNTERS ? p->v->gen_max : p->v->fr_mask;
+	bool gen = hwc->idx < DDR_NUM_GEN_COUNTERS;
+	u64 mask = gen ? p->v->gen_max : p->v->fr_mask;
 	u64 prev = local64_read(&hwc->prev_count);
 	u64 now = ddr_read_counter(p, hwc->idx);
+	bool frozen = gen && ddr_gen_frozen(p->v, now);
 
+	if (frozen)
+		now = p->v->gen_max;
+	now &= mask;
 	local64_set(&hwc->prev_count, now);
 	local64_add((now - prev) & mask, &event->count);
-	return now;
+	return frozen;
 }
 
 /*
@@ -522,10 +541,8 @@ static void ddr_restart(struct ddr_pmu *p, int idx)
 /* Fold, and restart a generic counter that froze at its maximum. */
 static void ddr_update(struct ddr_pmu *p, struct perf_event *event)
 {
-	int idx = event->hw.idx;
-
-	if (ddr_fold(p, event) == p->v->gen_max && idx < DDR_NUM_GEN_COUNTERS)
-		ddr_restart(p, idx);
+	if (ddr_fold(p, event))
+		ddr_restart(p, event->hw.idx);
 }
 
 static void ddr_hw_start(struct ddr_pmu *p, struct perf_event *event)
@@ -546,9 +563,9 @@ static void ddr_hw_start(struct ddr_pmu *p, struct perf_event *event)
 	if (v->global_ctrl) {
 		/* The counter is stopped until enabled: its value is exact */
 		val = ddr_read_counter(p, idx);
-		local64_set(&hwc->prev_count, val);
+		local64_set(&hwc->prev_count, min(val, v->gen_max));
 		hwtel_writeq(&p->io, hwtel_readq(&p->io, cfg) | DDR_CFG_ENABLE, cfg);
-		if (val == v->gen_max)
+		if (ddr_gen_frozen(v, val))
 			ddr_restart(p, idx);
 		return;
 	}
