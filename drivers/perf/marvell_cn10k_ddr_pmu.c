@@ -25,6 +25,7 @@
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -40,7 +41,6 @@
 
 #define DDR_IDX_RD		DDR_NUM_GEN_COUNTERS
 #define DDR_IDX_WR		(DDR_NUM_GEN_COUNTERS + 1)
-#define DDR_NUM_COUNTERS	(DDR_NUM_GEN_COUNTERS + 2)
 #define DDR_CONFIG_MASK		GENMASK_ULL(8, 0)
 
 enum ddr_event_kind {
@@ -71,7 +71,6 @@ struct ddr_variant {
 	u32 cfg1;		/* counter 0; 0 if the variant has no CFG1 */
 	u32 cnt;		/* counter 0 */
 	u32 fr_en;		/* free-run enable bits */
-	u32 fr_clr;		/* free-run clear bits */
 	u32 fr_wr;
 	u32 fr_rd;
 };
@@ -81,9 +80,16 @@ struct ddr_pmu {
 	struct hwtel_io io;
 	const struct ddr_variant *v;
 	struct device *dev;
-	/* Serialises counters, events[] and START/END between perf and timer */
+	/*
+	 * Serialises counters, events[], fr_events[], fr_users[] and
+	 * START/END between perf and the timer
+	 */
 	raw_spinlock_t lock;
-	struct perf_event *events[DDR_NUM_COUNTERS];
+	/* Generic counter n: its one event */
+	struct perf_event *events[DDR_NUM_GEN_COUNTERS];
+	/* Free-running read/write counters: every event added, and started */
+	struct list_head fr_events[2];
+	unsigned int fr_users[2];
 	unsigned int active;
 	struct hrtimer timer;
 	unsigned int cpu;
@@ -390,7 +396,6 @@ static const struct ddr_variant ddr_cn10k = {
 	.cfg = CN10K_DDR_CFG(0),
 	.cnt = CN10K_DDR_CNT(0),
 	.fr_en = CN10K_DDR_FREERUN_EN,
-	.fr_clr = CN10K_DDR_FREERUN_CTRL,
 	.fr_wr = CN10K_DDR_FREERUN_WR,
 	.fr_rd = CN10K_DDR_FREERUN_RD,
 };
@@ -406,7 +411,6 @@ static const struct ddr_variant ddr_odyssey = {
 	.cfg = ODY_DDR_CFG(0),
 	.cnt = ODY_DDR_CNT(0),
 	.fr_en = ODY_DDR_FREERUN_CTRL,
-	.fr_clr = ODY_DDR_FREERUN_CLR,
 	.fr_wr = ODY_DDR_FREERUN_WR,
 	.fr_rd = ODY_DDR_FREERUN_RD,
 };
@@ -423,7 +427,6 @@ static const struct ddr_variant ddr_cn20k = {
 	.cfg1 = CN20K_DDR_CFG1(0),
 	.cnt = CN20K_DDR_CNT(0),
 	.fr_en = CN20K_DDR_FREERUN_CTRL,
-	.fr_clr = CN20K_DDR_FREERUN_CLR,
 	.fr_wr = CN20K_DDR_FREERUN_WR,
 	.fr_rd = CN20K_DDR_FREERUN_RD,
 };
@@ -466,6 +469,12 @@ static u32 ddr_reg(const struct ddr_variant *v, u32 reg0, int idx)
 static u32 ddr_fr_bit(int idx)
 {
 	return idx == DDR_IDX_RD ? DDR_FREERUN_RD : DDR_FREERUN_WR;
+}
+
+/* Index of a free-running counter in fr_events[] and fr_users[] */
+static unsigned int ddr_fr(int idx)
+{
+	return idx - DDR_NUM_GEN_COUNTERS;
 }
 
 static u64 ddr_read_counter(struct ddr_pmu *p, int idx)
@@ -554,9 +563,15 @@ static void ddr_hw_start(struct ddr_pmu *p, struct perf_event *event)
 	u64 val;
 
 	if (idx >= DDR_NUM_GEN_COUNTERS) {
+		/*
+		 * Free-running: every event counts from its own start value;
+		 * the first one enables the counter, nothing ever clears it.
+		 */
 		local64_set(&hwc->prev_count, ddr_read_counter(p, idx));
-		val = hwtel_readq(&p->io, v->fr_en);
-		hwtel_writeq(&p->io, val | ddr_fr_bit(idx), v->fr_en);
+		if (!p->fr_users[ddr_fr(idx)]++) {
+			val = hwtel_readq(&p->io, v->fr_en);
+			hwtel_writeq(&p->io, val | ddr_fr_bit(idx), v->fr_en);
+		}
 		return;
 	}
 
@@ -583,13 +598,18 @@ static void ddr_hw_stop(struct ddr_pmu *p, struct perf_event *event)
 	u64 val;
 
 	if (idx >= DDR_NUM_GEN_COUNTERS) {
-		val = hwtel_readq(&p->io, v->fr_en);
-		hwtel_writeq(&p->io, val & ~(u64)ddr_fr_bit(idx), v->fr_en);
-	} else {
-		if (!v->global_ctrl)
-			hwtel_writeq(&p->io, DDR_END_OP_END, ddr_reg(v, v->end, idx));
-		hwtel_writeq(&p->io, hwtel_readq(&p->io, cfg) & ~DDR_CFG_ENABLE, cfg);
+		ddr_fold(p, event);
+		/* The last user stops the counter; its value stays */
+		if (!--p->fr_users[ddr_fr(idx)]) {
+			val = hwtel_readq(&p->io, v->fr_en);
+			hwtel_writeq(&p->io, val & ~(u64)ddr_fr_bit(idx), v->fr_en);
+		}
+		return;
 	}
+
+	if (!v->global_ctrl)
+		hwtel_writeq(&p->io, DDR_END_OP_END, ddr_reg(v, v->end, idx));
+	hwtel_writeq(&p->io, hwtel_readq(&p->io, cfg) & ~DDR_CFG_ENABLE, cfg);
 	/* Stopped: the value is final; no freeze recovery needed until start */
 	ddr_fold(p, event);
 }
@@ -600,10 +620,8 @@ static void ddr_hw_program(struct ddr_pmu *p, struct perf_event *event)
 	struct hw_perf_event *hwc = &event->hw;
 	int idx = hwc->idx;
 
-	if (idx >= DDR_NUM_GEN_COUNTERS) {
-		hwtel_writeq(&p->io, ddr_fr_bit(idx), v->fr_clr);
-		return;
-	}
+	if (idx >= DDR_NUM_GEN_COUNTERS)
+		return;		/* free-running: shared, never cleared */
 	if (hwc->config_base == DDR_EV_CFG1) {
 		hwtel_writeq(&p->io, 0, ddr_reg(v, v->cfg, idx));
 		hwtel_writeq(&p->io, hwc->config, ddr_reg(v, v->cfg1, idx));
@@ -632,45 +650,37 @@ static void ddr_event_destroy(struct perf_event *event)
 	hwtel_io_put(&to_ddr_pmu(event->pmu)->io);
 }
 
+/* Count a group member that needs a generic counter; false: refused */
 static bool ddr_count_event(struct ddr_pmu *p, struct perf_event *event,
-			    unsigned int *gen, unsigned int *rd,
-			    unsigned int *wr)
+			    unsigned int *gen)
 {
 	if (event->pmu != &p->pmu)
 		return is_software_event(event);
-
-	switch (event->hw.config_base) {
-	case DDR_EV_RD:
-		++*rd;
-		break;
-	case DDR_EV_WR:
-		++*wr;
-		break;
-	default:
+	/* The free-running counters serve any number of events */
+	if (event->hw.config_base == DDR_EV_CFG ||
+	    event->hw.config_base == DDR_EV_CFG1)
 		++*gen;
-		break;
-	}
 	return true;
 }
 
-/* A group must fit the PMU at once, and may only add software events. */
+/* A group must fit the generic counters at once, and may only add software events. */
 static int ddr_validate_group(struct ddr_pmu *p, struct perf_event *event)
 {
 	struct perf_event *leader = event->group_leader;
-	unsigned int gen = 0, rd = 0, wr = 0;
 	struct perf_event *sibling;
+	unsigned int gen = 0;
 
 	if (event == leader)
 		return 0;	/* a lone event always fits */
 
-	if (!ddr_count_event(p, leader, &gen, &rd, &wr))
+	if (!ddr_count_event(p, leader, &gen))
 		return -EINVAL;
 	for_each_sibling_event(sibling, leader)
-		if (!ddr_count_event(p, sibling, &gen, &rd, &wr))
+		if (!ddr_count_event(p, sibling, &gen))
 			return -EINVAL;
-	ddr_count_event(p, event, &gen, &rd, &wr);
+	ddr_count_event(p, event, &gen);
 
-	if (gen > DDR_NUM_GEN_COUNTERS || rd > 1 || wr > 1)
+	if (gen > DDR_NUM_GEN_COUNTERS)
 		return -EINVAL;
 	return 0;
 }
@@ -731,8 +741,11 @@ static void ddr_event_start(struct perf_event *event, int flags)
 	unsigned long irqflags;
 
 	raw_spin_lock_irqsave(&p->lock, irqflags);
-	ddr_hw_start(p, event);
-	event->hw.state = 0;
+	/* Started once: a fixed counter's users must stay balanced */
+	if (event->hw.state & PERF_HES_STOPPED) {
+		ddr_hw_start(p, event);
+		event->hw.state = 0;
+	}
 	raw_spin_unlock_irqrestore(&p->lock, irqflags);
 }
 
@@ -754,10 +767,11 @@ static int ddr_alloc_counter(struct ddr_pmu *p, unsigned long kind)
 {
 	int i;
 
+	/* Free-running counters are shared: never busy */
 	if (kind == DDR_EV_RD)
-		return p->events[DDR_IDX_RD] ? -EAGAIN : DDR_IDX_RD;
+		return DDR_IDX_RD;
 	if (kind == DDR_EV_WR)
-		return p->events[DDR_IDX_WR] ? -EAGAIN : DDR_IDX_WR;
+		return DDR_IDX_WR;
 	for (i = 0; i < DDR_NUM_GEN_COUNTERS; i++)
 		if (!p->events[i])
 			return i;
@@ -777,7 +791,10 @@ static int ddr_event_add(struct perf_event *event, int flags)
 		raw_spin_unlock_irqrestore(&p->lock, irqflags);
 		return idx;
 	}
-	p->events[idx] = event;
+	if (idx >= DDR_NUM_GEN_COUNTERS)
+		list_add_tail(&event->active_entry, &p->fr_events[ddr_fr(idx)]);
+	else
+		p->events[idx] = event;
 	hwc->idx = idx;
 	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	ddr_hw_program(p, event);
@@ -802,7 +819,10 @@ static void ddr_event_del(struct perf_event *event, int flags)
 
 	raw_spin_lock_irqsave(&p->lock, irqflags);
 	ddr_hw_unprogram(p, hwc->idx);
-	p->events[hwc->idx] = NULL;
+	if (hwc->idx >= DDR_NUM_GEN_COUNTERS)
+		list_del_init(&event->active_entry);
+	else
+		p->events[hwc->idx] = NULL;
 	hwc->idx = -1;
 	last = !--p->active;
 	raw_spin_unlock_irqrestore(&p->lock, irqflags);
@@ -831,11 +851,15 @@ static enum hrtimer_restart ddr_poll(struct hrtimer *timer)
 	int i;
 
 	raw_spin_lock_irqsave(&p->lock, irqflags);
-	for (i = 0; i < DDR_NUM_COUNTERS; i++) {
+	for (i = 0; i < DDR_NUM_GEN_COUNTERS; i++) {
 		event = p->events[i];
 		if (event && !(event->hw.state & PERF_HES_STOPPED))
 			ddr_update(p, event);
 	}
+	for (i = 0; i < ARRAY_SIZE(p->fr_events); i++)
+		list_for_each_entry(event, &p->fr_events[i], active_entry)
+			if (!(event->hw.state & PERF_HES_STOPPED))
+				ddr_fold(p, event);
 	raw_spin_unlock_irqrestore(&p->lock, irqflags);
 
 	/* A new poll_period_sec takes effect here, at the next arming */
@@ -928,6 +952,8 @@ static int ddr_probe(struct platform_device *pdev)
 	p->v = v;
 	p->dev = &pdev->dev;
 	raw_spin_lock_init(&p->lock);
+	INIT_LIST_HEAD(&p->fr_events[0]);
+	INIT_LIST_HEAD(&p->fr_events[1]);
 	hrtimer_setup(&p->timer, ddr_poll, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 
 	p->pmu = (struct pmu) {
