@@ -663,7 +663,11 @@ static bool ddr_count_event(struct ddr_pmu *p, struct perf_event *event,
 	return true;
 }
 
-/* A group must fit the generic counters at once, and may only add software events. */
+/*
+ * A group must be led by an event of this PMU (hwtel refuses foreign
+ * leaders, software ones included: see the documentation), fit the
+ * generic counters at once, and may only add software events.
+ */
 static int ddr_validate_group(struct ddr_pmu *p, struct perf_event *event)
 {
 	struct perf_event *leader = event->group_leader;
@@ -672,9 +676,10 @@ static int ddr_validate_group(struct ddr_pmu *p, struct perf_event *event)
 
 	if (event == leader)
 		return 0;	/* a lone event always fits */
-
-	if (!ddr_count_event(p, leader, &gen))
+	if (leader->pmu != &p->pmu)
 		return -EINVAL;
+
+	ddr_count_event(p, leader, &gen);
 	for_each_sibling_event(sibling, leader)
 		if (!ddr_count_event(p, sibling, &gen))
 			return -EINVAL;
