@@ -91,6 +91,10 @@ struct ddr_pmu {
 	struct list_head fr_events[2];
 	unsigned int fr_users[2];
 	unsigned int active;
+	/*
+	 * A hard timer: pmu->del cancels it with interrupts off, which on
+	 * PREEMPT_RT may only wait for a timer expiring in hard IRQ context.
+	 */
 	struct hrtimer timer;
 	unsigned int cpu;
 	struct hlist_node node;
@@ -805,7 +809,7 @@ static int ddr_event_add(struct perf_event *event, int flags)
 	ddr_hw_program(p, event);
 	if (!p->active++)
 		hrtimer_start(&p->timer, ddr_poll_period(),
-			      HRTIMER_MODE_REL_PINNED);
+			      HRTIMER_MODE_REL_PINNED_HARD);
 	raw_spin_unlock_irqrestore(&p->lock, irqflags);
 
 	if (flags & PERF_EF_START)
@@ -959,7 +963,7 @@ static int ddr_probe(struct platform_device *pdev)
 	raw_spin_lock_init(&p->lock);
 	INIT_LIST_HEAD(&p->fr_events[0]);
 	INIT_LIST_HEAD(&p->fr_events[1]);
-	hrtimer_setup(&p->timer, ddr_poll, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	hrtimer_setup(&p->timer, ddr_poll, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 
 	p->pmu = (struct pmu) {
 		.module		= THIS_MODULE,
