@@ -20,6 +20,8 @@
 
 #include <linux/acpi.h>
 #include <linux/bits.h>
+#include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/device.h>
@@ -29,11 +31,13 @@
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/numa.h>
 #include <linux/perf_event.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
+#include <linux/topology.h>
 
 #include <hwtel/compat.h>
 #include <hwtel/ddr_regs.h>
@@ -96,8 +100,16 @@ struct ddr_pmu {
 	 * PREEMPT_RT may only wait for a timer expiring in hard IRQ context.
 	 */
 	struct hrtimer timer;
+	/* Owner CPU, nr_cpu_ids while none is online; hotplug-locked writes */
 	unsigned int cpu;
+	unsigned int orphan_cpu;	/* where the events are while none */
 	struct hlist_node node;
+
+	/* Events from event_init to destroy; remove waits until it is 0 */
+	spinlock_t ev_lock;
+	unsigned int nr_events;
+	bool removing;
+	struct completion gone;
 };
 
 #define to_ddr_pmu(p) container_of(p, struct ddr_pmu, pmu)
@@ -348,8 +360,10 @@ static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
 	struct ddr_pmu *p = to_ddr_pmu(dev_get_drvdata(dev));
+	unsigned int cpu = READ_ONCE(p->cpu);
 
-	return cpumap_print_to_pagebuf(true, buf, cpumask_of(READ_ONCE(p->cpu)));
+	return cpumap_print_to_pagebuf(true, buf, cpu < nr_cpu_ids ?
+				       cpumask_of(cpu) : cpu_none_mask);
 }
 static DEVICE_ATTR_RO(cpumask);
 
@@ -651,7 +665,17 @@ static void ddr_hw_unprogram(struct ddr_pmu *p, int idx)
 
 static void ddr_event_destroy(struct perf_event *event)
 {
-	hwtel_io_put(&to_ddr_pmu(event->pmu)->io);
+	struct ddr_pmu *p = to_ddr_pmu(event->pmu);
+	bool last;
+
+	hwtel_io_put(&p->io);
+
+	/* remove() may free @p as soon as it sees the last event gone */
+	spin_lock(&p->ev_lock);
+	last = !--p->nr_events && p->removing;
+	if (last)
+		complete(&p->gone);
+	spin_unlock(&p->ev_lock);
 }
 
 /* Count a group member that needs a generic counter; false: refused */
@@ -699,6 +723,7 @@ static int ddr_event_init(struct perf_event *event)
 	struct ddr_pmu *p = to_ddr_pmu(event->pmu);
 	struct hw_perf_event *hwc = &event->hw;
 	const struct ddr_event_attr *e;
+	unsigned int cpu;
 	int ret;
 
 	if (event->attr.type != event->pmu->type)
@@ -735,12 +760,29 @@ static int ddr_event_init(struct perf_event *event)
 		return ret;
 	}
 
-	if (!hwtel_io_get(&p->io))
-		return -ENODEV;
-	event->destroy = ddr_event_destroy;
-
 	/* An uncore event is counted on the CPU that owns the PMU */
-	event->cpu = READ_ONCE(p->cpu);
+	cpu = READ_ONCE(p->cpu);
+	if (cpu >= nr_cpu_ids)
+		return -ENODEV;
+
+	spin_lock(&p->ev_lock);
+	ret = p->removing ? -ENODEV : 0;
+	if (!ret)
+		p->nr_events++;
+	spin_unlock(&p->ev_lock);
+	if (ret) {
+		dev_dbg(p->dev, "device is being removed\n");
+		return ret;
+	}
+	if (!hwtel_io_get(&p->io)) {
+		spin_lock(&p->ev_lock);
+		if (!--p->nr_events && p->removing)
+			complete(&p->gone);
+		spin_unlock(&p->ev_lock);
+		return -ENODEV;
+	}
+	event->destroy = ddr_event_destroy;
+	event->cpu = cpu;
 	return 0;
 }
 
@@ -878,24 +920,74 @@ static enum hrtimer_restart ddr_poll(struct hrtimer *timer)
 
 /* CPU hotplug */
 
+/* The CPUs near the device: its node's, or all when it has no node */
+static const struct cpumask *ddr_near_cpus(struct ddr_pmu *p)
+{
+	int node = dev_to_node(p->dev);
+
+	return node == NUMA_NO_NODE ? cpu_online_mask : cpumask_of_node(node);
+}
+
+/*
+ * An online CPU to own the PMU other than @except: @prefer if it is near
+ * the device, else the highest-numbered near one (keeps housekeeping off
+ * CPU 0), else the highest-numbered online one; nr_cpu_ids if none.
+ * Caller holds the CPU hotplug lock.
+ */
+static unsigned int ddr_pick_cpu(struct ddr_pmu *p, unsigned int prefer,
+				 unsigned int except)
+{
+	const struct cpumask *near = ddr_near_cpus(p);
+	unsigned int target = nr_cpu_ids, c;
+
+	if (prefer < nr_cpu_ids && prefer != except && cpu_online(prefer) &&
+	    cpumask_test_cpu(prefer, near))
+		return prefer;
+	for_each_cpu_and(c, near, cpu_online_mask)
+		if (c != except)
+			target = c;
+	if (target < nr_cpu_ids)
+		return target;
+	for_each_online_cpu(c)
+		if (c != except)
+			target = c;
+	return target;
+}
+
+static void ddr_set_owner(struct ddr_pmu *p, unsigned int from, unsigned int to)
+{
+	WRITE_ONCE(p->cpu, to);
+	if (to >= nr_cpu_ids) {
+		p->orphan_cpu = from;	/* the events wait there */
+		return;
+	}
+	if (from != to)
+		perf_pmu_migrate_context(&p->pmu, from, to);
+}
+
 static int ddr_offline_cpu(unsigned int cpu, struct hlist_node *node)
 {
 	struct ddr_pmu *p = hlist_entry_safe(node, struct ddr_pmu, node);
-	unsigned int target = nr_cpu_ids;
-	unsigned int c;
 
 	if (cpu != p->cpu)
 		return 0;
+	ddr_set_owner(p, cpu, ddr_pick_cpu(p, nr_cpu_ids, cpu));
+	return 0;
+}
 
-	/* The highest-numbered other CPU: keeps housekeeping off CPU 0 */
-	for_each_online_cpu(c)
-		if (c != cpu)
-			target = c;
-	if (target >= nr_cpu_ids)
-		return 0;
+/*
+ * Restore an owner when the PMU has none, and bring the PMU back near its
+ * device when a CPU of the device's node comes back.
+ */
+static int ddr_online_cpu(unsigned int cpu, struct hlist_node *node)
+{
+	struct ddr_pmu *p = hlist_entry_safe(node, struct ddr_pmu, node);
+	const struct cpumask *near = ddr_near_cpus(p);
 
-	WRITE_ONCE(p->cpu, target);
-	perf_pmu_migrate_context(&p->pmu, cpu, target);
+	if (p->cpu >= nr_cpu_ids)
+		ddr_set_owner(p, p->orphan_cpu, cpu);
+	else if (!cpumask_test_cpu(p->cpu, near) && cpumask_test_cpu(cpu, near))
+		ddr_set_owner(p, p->cpu, cpu);
 	return 0;
 }
 
@@ -981,30 +1073,75 @@ static int ddr_probe(struct platform_device *pdev)
 
 	ddr_hw_init(p);
 
-	p->cpu = raw_smp_processor_id();
+	spin_lock_init(&p->ev_lock);
+	init_completion(&p->gone);
 	platform_set_drvdata(pdev, p);
 
-	ret = cpuhp_state_add_instance_nocalls(ddr_cpuhp_state, &p->node);
+	/* The probing CPU if it is near the device (tests rely on it) */
+	cpus_read_lock();
+	p->cpu = ddr_pick_cpu(p, raw_smp_processor_id(), nr_cpu_ids);
+	cpus_read_unlock();
+
+	/*
+	 * Register first, then let hotplug callbacks in: a callback only ever
+	 * sees a registered PMU (6.1's perf_pmu_migrate_context() uses the
+	 * per-CPU context that perf_pmu_register() allocates).
+	 */
+	ret = perf_pmu_register(&p->pmu, name, -1);
 	if (ret)
 		return ret;
 
-	ret = perf_pmu_register(&p->pmu, name, -1);
+	ret = cpuhp_state_add_instance_nocalls(ddr_cpuhp_state, &p->node);
 	if (ret) {
-		cpuhp_state_remove_instance_nocalls(ddr_cpuhp_state, &p->node);
+		perf_pmu_unregister(&p->pmu);
 		return ret;
 	}
+
+	/*
+	 * The owner may have gone offline before the callbacks were in; from
+	 * here on the callbacks follow it (the hotplug lock orders the two).
+	 */
+	cpus_read_lock();
+	if (p->cpu >= nr_cpu_ids || !cpu_online(p->cpu))
+		ddr_set_owner(p, p->cpu, ddr_pick_cpu(p, nr_cpu_ids, p->cpu));
+	cpus_read_unlock();
 
 	dev_info(&pdev->dev, "%s: %s DDR PMU at %pa\n", name, v->name,
 		 &res->start);
 	return 0;
 }
 
+/*
+ * Removal waits for the last event to go: on 6.1 perf_pmu_unregister()
+ * with live events is unsafe in the perf core, and an event must never
+ * reach freed state or an unmapped window. New events are refused with
+ * ENODEV meanwhile.
+ */
+static void ddr_wait_events(struct ddr_pmu *p)
+{
+	unsigned int n;
+
+	spin_lock(&p->ev_lock);
+	p->removing = true;
+	n = p->nr_events;
+	spin_unlock(&p->ev_lock);
+	if (!n)
+		return;
+
+	dev_info(p->dev, "removal waits for %u open perf events\n", n);
+	/* Wake up now and then: a long wait is not a hung task */
+	while (!wait_for_completion_timeout(&p->gone, 30 * HZ))
+		;
+}
+
 static void ddr_remove(struct platform_device *pdev)
 {
 	struct ddr_pmu *p = platform_get_drvdata(pdev);
 
-	perf_pmu_unregister(&p->pmu);
+	ddr_wait_events(p);
+	/* No callback after this, then unregister: the reverse of probe */
 	cpuhp_state_remove_instance_nocalls(ddr_cpuhp_state, &p->node);
+	perf_pmu_unregister(&p->pmu);
 	hrtimer_cancel(&p->timer);
 	ddr_hw_quiesce(p);
 }
@@ -1038,7 +1175,6 @@ static struct platform_driver ddr_driver = {
 		.name = "marvell-cn10k-ddr-pmu",
 		.of_match_table = ddr_of_match,
 		.acpi_match_table = ddr_acpi_match,
-		.suppress_bind_attrs = true,
 	},
 	.id_table = ddr_id_table,
 	.probe = ddr_probe,
@@ -1050,7 +1186,7 @@ static int __init ddr_pmu_init(void)
 	int ret;
 
 	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN,
-				      "perf/marvell/ddr:online", NULL,
+				      "perf/marvell/ddr:online", ddr_online_cpu,
 				      ddr_offline_cpu);
 	if (ret < 0)
 		return ret;
