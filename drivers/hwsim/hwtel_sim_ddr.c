@@ -21,6 +21,7 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
+#include <linux/numa.h>
 #include <linux/platform_device.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -45,6 +46,23 @@ MODULE_PARM_DESC(variant, "cn10k, odyssey or cn20k");
 static unsigned int instances = 1;
 module_param(instances, uint, 0444);
 MODULE_PARM_DESC(instances, "number of DDR controllers (1-16)");
+
+/*
+ * How a CN10K generic counter reports a freeze. "saturate": the 48-bit
+ * counter stops at 2^48 - 1. "flag49": the register is 49 bits; the low 48
+ * bits stop at 2^48 - 1 and bit 48 is set by the first occurrence lost.
+ * Odyssey and CN20K (64 bits) always saturate.
+ */
+static char *freeze_mode = "saturate";
+module_param(freeze_mode, charp, 0444);
+MODULE_PARM_DESC(freeze_mode, "saturate or flag49 (CN10K generic counters)");
+
+static int sim_numa_node = NUMA_NO_NODE;
+module_param_named(numa_node, sim_numa_node, int, 0444);
+MODULE_PARM_DESC(numa_node, "NUMA node of the devices (default -1: none)");
+
+static bool sim_flag49;
+#define SIM_FLAG49		BIT_ULL(CN10K_DDR_CNT_BITS)
 
 /* The names this hardware reports for its event signals */
 struct sim_name {
@@ -331,10 +349,11 @@ static bool sim_counting(struct sim_ddr *s, int n)
 static void sim_gen_add(struct sim_ddr *s, int n, u64 k)
 {
 	u64 max = s->v->gen_max;
+	u64 val = s->cnt[n] & max;
 
 	/* Generic counters freeze at their maximum */
-	if (k >= max - s->cnt[n])
-		s->cnt[n] = max;
+	if (k > max - val)
+		s->cnt[n] = max | (sim_flag49 ? SIM_FLAG49 : 0);
 	else
 		s->cnt[n] += k;
 }
@@ -784,6 +803,29 @@ static void sim_destroy(struct sim_ddr *s)
 	kfree(s);
 }
 
+/* platform_device_register_full(), with the device on numa_node */
+static struct platform_device *sim_register(const struct platform_device_info *info)
+{
+	struct platform_device *pdev;
+	int err;
+
+	pdev = platform_device_alloc(info->name, info->id);
+	if (!pdev)
+		return ERR_PTR(-ENOMEM);
+	err = platform_device_add_resources(pdev, info->res, info->num_res);
+	if (!err)
+		err = platform_device_add_data(pdev, info->data, info->size_data);
+	if (!err) {
+		set_dev_node(&pdev->dev, sim_numa_node);
+		err = platform_device_add(pdev);
+	}
+	if (err) {
+		platform_device_put(pdev);
+		return ERR_PTR(err);
+	}
+	return pdev;
+}
+
 static struct sim_ddr *sim_create(const struct sim_variant *v, unsigned int i)
 {
 	struct platform_device_info info = { };
@@ -834,7 +876,7 @@ static struct sim_ddr *sim_create(const struct sim_variant *v, unsigned int i)
 	info.data = &pdata;
 	info.size_data = sizeof(pdata);
 
-	s->pdev = platform_device_register_full(&info);
+	s->pdev = sim_register(&info);
 	if (IS_ERR(s->pdev)) {
 		err = PTR_ERR(s->pdev);
 		pr_err("%s: cannot register device: %d\n", s->name, err);
@@ -862,6 +904,19 @@ static int __init sim_ddr_init(void)
 	if (!v || !instances || instances > SIM_MAX_INSTANCES) {
 		pr_err("hwtel_sim_ddr: need variant=cn10k|odyssey|cn20k and instances=1..%d\n",
 		       SIM_MAX_INSTANCES);
+		return -EINVAL;
+	}
+	if (sysfs_streq(freeze_mode, "flag49")) {
+		sim_flag49 = v->kind == SIM_CN10K;
+	} else if (!sysfs_streq(freeze_mode, "saturate")) {
+		pr_err("hwtel_sim_ddr: freeze_mode must be saturate or flag49\n");
+		return -EINVAL;
+	}
+	if (sim_numa_node != NUMA_NO_NODE &&
+	    (sim_numa_node < 0 || sim_numa_node >= MAX_NUMNODES ||
+	     !node_online(sim_numa_node))) {
+		pr_err("hwtel_sim_ddr: numa_node %d is not an online node\n",
+		       sim_numa_node);
 		return -EINVAL;
 	}
 

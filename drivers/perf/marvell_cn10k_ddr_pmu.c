@@ -20,19 +20,24 @@
 
 #include <linux/acpi.h>
 #include <linux/bits.h>
+#include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/numa.h>
 #include <linux/perf_event.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
+#include <linux/topology.h>
 
 #include <hwtel/compat.h>
 #include <hwtel/ddr_regs.h>
@@ -40,7 +45,6 @@
 
 #define DDR_IDX_RD		DDR_NUM_GEN_COUNTERS
 #define DDR_IDX_WR		(DDR_NUM_GEN_COUNTERS + 1)
-#define DDR_NUM_COUNTERS	(DDR_NUM_GEN_COUNTERS + 2)
 #define DDR_CONFIG_MASK		GENMASK_ULL(8, 0)
 
 enum ddr_event_kind {
@@ -71,7 +75,6 @@ struct ddr_variant {
 	u32 cfg1;		/* counter 0; 0 if the variant has no CFG1 */
 	u32 cnt;		/* counter 0 */
 	u32 fr_en;		/* free-run enable bits */
-	u32 fr_clr;		/* free-run clear bits */
 	u32 fr_wr;
 	u32 fr_rd;
 };
@@ -81,13 +84,32 @@ struct ddr_pmu {
 	struct hwtel_io io;
 	const struct ddr_variant *v;
 	struct device *dev;
-	/* Serialises counters, events[] and START/END between perf and timer */
+	/*
+	 * Serialises counters, events[], fr_events[], fr_users[] and
+	 * START/END between perf and the timer
+	 */
 	raw_spinlock_t lock;
-	struct perf_event *events[DDR_NUM_COUNTERS];
+	/* Generic counter n: its one event */
+	struct perf_event *events[DDR_NUM_GEN_COUNTERS];
+	/* Free-running read/write counters: every event added, and started */
+	struct list_head fr_events[2];
+	unsigned int fr_users[2];
 	unsigned int active;
+	/*
+	 * A hard timer: pmu->del cancels it with interrupts off, which on
+	 * PREEMPT_RT may only wait for a timer expiring in hard IRQ context.
+	 */
 	struct hrtimer timer;
+	/* Owner CPU, nr_cpu_ids while none is online; hotplug-locked writes */
 	unsigned int cpu;
+	unsigned int orphan_cpu;	/* where the events are while none */
 	struct hlist_node node;
+
+	/* Events from event_init to destroy; remove waits until it is 0 */
+	spinlock_t ev_lock;
+	unsigned int nr_events;
+	bool removing;
+	struct completion gone;
 };
 
 #define to_ddr_pmu(p) container_of(p, struct ddr_pmu, pmu)
@@ -338,8 +360,10 @@ static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
 	struct ddr_pmu *p = to_ddr_pmu(dev_get_drvdata(dev));
+	unsigned int cpu = READ_ONCE(p->cpu);
 
-	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(cpumask_of(READ_ONCE(p->cpu))));
+	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(cpu < nr_cpu_ids ?
+			  cpumask_of(cpu) : cpu_none_mask));
 }
 static DEVICE_ATTR_RO(cpumask);
 
@@ -390,7 +414,6 @@ static const struct ddr_variant ddr_cn10k = {
 	.cfg = CN10K_DDR_CFG(0),
 	.cnt = CN10K_DDR_CNT(0),
 	.fr_en = CN10K_DDR_FREERUN_EN,
-	.fr_clr = CN10K_DDR_FREERUN_CTRL,
 	.fr_wr = CN10K_DDR_FREERUN_WR,
 	.fr_rd = CN10K_DDR_FREERUN_RD,
 };
@@ -406,7 +429,6 @@ static const struct ddr_variant ddr_odyssey = {
 	.cfg = ODY_DDR_CFG(0),
 	.cnt = ODY_DDR_CNT(0),
 	.fr_en = ODY_DDR_FREERUN_CTRL,
-	.fr_clr = ODY_DDR_FREERUN_CLR,
 	.fr_wr = ODY_DDR_FREERUN_WR,
 	.fr_rd = ODY_DDR_FREERUN_RD,
 };
@@ -423,7 +445,6 @@ static const struct ddr_variant ddr_cn20k = {
 	.cfg1 = CN20K_DDR_CFG1(0),
 	.cnt = CN20K_DDR_CNT(0),
 	.fr_en = CN20K_DDR_FREERUN_CTRL,
-	.fr_clr = CN20K_DDR_FREERUN_CLR,
 	.fr_wr = CN20K_DDR_FREERUN_WR,
 	.fr_rd = CN20K_DDR_FREERUN_RD,
 };
@@ -468,6 +489,12 @@ static u32 ddr_fr_bit(int idx)
 	return idx == DDR_IDX_RD ? DDR_FREERUN_RD : DDR_FREERUN_WR;
 }
 
+/* Index of a free-running counter in fr_events[] and fr_users[] */
+static unsigned int ddr_fr(int idx)
+{
+	return idx - DDR_NUM_GEN_COUNTERS;
+}
+
 static u64 ddr_read_counter(struct ddr_pmu *p, int idx)
 {
 	const struct ddr_variant *v = p->v;
@@ -479,17 +506,36 @@ static u64 ddr_read_counter(struct ddr_pmu *p, int idx)
 	return hwtel_readq(&p->io, ddr_reg(v, v->cnt, idx));
 }
 
-/* Fold the counter behind @event into event->count. Caller holds p->lock. */
-static u64 ddr_fold(struct ddr_pmu *p, struct perf_event *event)
+/*
+ * A generic counter is frozen when it reads at or above its documented
+ * maximum: CN10K counters either stop at 2^48 - 1 or, read as 49 bits, also
+ * set bit 48 when an occurrence is lost. Either way the counted value is
+ * the maximum; what came after the freeze point is lost.
+ */
+static bool ddr_gen_frozen(const struct ddr_variant *v, u64 raw)
+{
+	return raw >= v->gen_max;
+}
+
+/*
+ * Fold the counter behind @event into event->count. Return true when it
+ * is a generic counter found frozen. Caller holds p->lock.
+ */
+static bool ddr_fold(struct ddr_pmu *p, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
-	u64 mask = hwc->idx < DDR_NUM_GEN_COUNTERS ? p->v->gen_max : p->v->fr_mask;
+	bool gen = hwc->idx < DDR_NUM_GEN_COUNTERS;
+	u64 mask = gen ? p->v->gen_max : p->v->fr_mask;
 	u64 prev = local64_read(&hwc->prev_count);
 	u64 now = ddr_read_counter(p, hwc->idx);
+	bool frozen = gen && ddr_gen_frozen(p->v, now);
 
+	if (frozen)
+		now = p->v->gen_max;
+	now &= mask;
 	local64_set(&hwc->prev_count, now);
 	local64_add((now - prev) & mask, &event->count);
-	return now;
+	return frozen;
 }
 
 /*
@@ -522,10 +568,8 @@ static void ddr_restart(struct ddr_pmu *p, int idx)
 /* Fold, and restart a generic counter that froze at its maximum. */
 static void ddr_update(struct ddr_pmu *p, struct perf_event *event)
 {
-	int idx = event->hw.idx;
-
-	if (ddr_fold(p, event) == p->v->gen_max && idx < DDR_NUM_GEN_COUNTERS)
-		ddr_restart(p, idx);
+	if (ddr_fold(p, event))
+		ddr_restart(p, event->hw.idx);
 }
 
 static void ddr_hw_start(struct ddr_pmu *p, struct perf_event *event)
@@ -537,18 +581,24 @@ static void ddr_hw_start(struct ddr_pmu *p, struct perf_event *event)
 	u64 val;
 
 	if (idx >= DDR_NUM_GEN_COUNTERS) {
+		/*
+		 * Free-running: every event counts from its own start value;
+		 * the first one enables the counter, nothing ever clears it.
+		 */
 		local64_set(&hwc->prev_count, ddr_read_counter(p, idx));
-		val = hwtel_readq(&p->io, v->fr_en);
-		hwtel_writeq(&p->io, val | ddr_fr_bit(idx), v->fr_en);
+		if (!p->fr_users[ddr_fr(idx)]++) {
+			val = hwtel_readq(&p->io, v->fr_en);
+			hwtel_writeq(&p->io, val | ddr_fr_bit(idx), v->fr_en);
+		}
 		return;
 	}
 
 	if (v->global_ctrl) {
 		/* The counter is stopped until enabled: its value is exact */
 		val = ddr_read_counter(p, idx);
-		local64_set(&hwc->prev_count, val);
+		local64_set(&hwc->prev_count, min(val, v->gen_max));
 		hwtel_writeq(&p->io, hwtel_readq(&p->io, cfg) | DDR_CFG_ENABLE, cfg);
-		if (val == v->gen_max)
+		if (ddr_gen_frozen(v, val))
 			ddr_restart(p, idx);
 		return;
 	}
@@ -566,13 +616,18 @@ static void ddr_hw_stop(struct ddr_pmu *p, struct perf_event *event)
 	u64 val;
 
 	if (idx >= DDR_NUM_GEN_COUNTERS) {
-		val = hwtel_readq(&p->io, v->fr_en);
-		hwtel_writeq(&p->io, val & ~(u64)ddr_fr_bit(idx), v->fr_en);
-	} else {
-		if (!v->global_ctrl)
-			hwtel_writeq(&p->io, DDR_END_OP_END, ddr_reg(v, v->end, idx));
-		hwtel_writeq(&p->io, hwtel_readq(&p->io, cfg) & ~DDR_CFG_ENABLE, cfg);
+		ddr_fold(p, event);
+		/* The last user stops the counter; its value stays */
+		if (!--p->fr_users[ddr_fr(idx)]) {
+			val = hwtel_readq(&p->io, v->fr_en);
+			hwtel_writeq(&p->io, val & ~(u64)ddr_fr_bit(idx), v->fr_en);
+		}
+		return;
 	}
+
+	if (!v->global_ctrl)
+		hwtel_writeq(&p->io, DDR_END_OP_END, ddr_reg(v, v->end, idx));
+	hwtel_writeq(&p->io, hwtel_readq(&p->io, cfg) & ~DDR_CFG_ENABLE, cfg);
 	/* Stopped: the value is final; no freeze recovery needed until start */
 	ddr_fold(p, event);
 }
@@ -583,10 +638,8 @@ static void ddr_hw_program(struct ddr_pmu *p, struct perf_event *event)
 	struct hw_perf_event *hwc = &event->hw;
 	int idx = hwc->idx;
 
-	if (idx >= DDR_NUM_GEN_COUNTERS) {
-		hwtel_writeq(&p->io, ddr_fr_bit(idx), v->fr_clr);
-		return;
-	}
+	if (idx >= DDR_NUM_GEN_COUNTERS)
+		return;		/* free-running: shared, never cleared */
 	if (hwc->config_base == DDR_EV_CFG1) {
 		hwtel_writeq(&p->io, 0, ddr_reg(v, v->cfg, idx));
 		hwtel_writeq(&p->io, hwc->config, ddr_reg(v, v->cfg1, idx));
@@ -612,48 +665,55 @@ static void ddr_hw_unprogram(struct ddr_pmu *p, int idx)
 
 static void ddr_event_destroy(struct perf_event *event)
 {
-	hwtel_io_put(&to_ddr_pmu(event->pmu)->io);
+	struct ddr_pmu *p = to_ddr_pmu(event->pmu);
+	bool last;
+
+	hwtel_io_put(&p->io);
+
+	/* remove() may free @p as soon as it sees the last event gone */
+	spin_lock(&p->ev_lock);
+	last = !--p->nr_events && p->removing;
+	if (last)
+		complete(&p->gone);
+	spin_unlock(&p->ev_lock);
 }
 
+/* Count a group member that needs a generic counter; false: refused */
 static bool ddr_count_event(struct ddr_pmu *p, struct perf_event *event,
-			    unsigned int *gen, unsigned int *rd,
-			    unsigned int *wr)
+			    unsigned int *gen)
 {
 	if (event->pmu != &p->pmu)
 		return is_software_event(event);
-
-	switch (event->hw.config_base) {
-	case DDR_EV_RD:
-		++*rd;
-		break;
-	case DDR_EV_WR:
-		++*wr;
-		break;
-	default:
+	/* The free-running counters serve any number of events */
+	if (event->hw.config_base == DDR_EV_CFG ||
+	    event->hw.config_base == DDR_EV_CFG1)
 		++*gen;
-		break;
-	}
 	return true;
 }
 
-/* A group must fit the PMU at once, and may only add software events. */
+/*
+ * A group must be led by an event of this PMU (hwtel refuses foreign
+ * leaders, software ones included: see the documentation), fit the
+ * generic counters at once, and may only add software events.
+ */
 static int ddr_validate_group(struct ddr_pmu *p, struct perf_event *event)
 {
 	struct perf_event *leader = event->group_leader;
-	unsigned int gen = 0, rd = 0, wr = 0;
 	struct perf_event *sibling;
+	unsigned int gen = 0;
 
 	if (event == leader)
 		return 0;	/* a lone event always fits */
-
-	if (!ddr_count_event(p, leader, &gen, &rd, &wr))
+	if (leader->pmu != &p->pmu)
 		return -EINVAL;
-	for_each_sibling_event(sibling, leader)
-		if (!ddr_count_event(p, sibling, &gen, &rd, &wr))
-			return -EINVAL;
-	ddr_count_event(p, event, &gen, &rd, &wr);
 
-	if (gen > DDR_NUM_GEN_COUNTERS || rd > 1 || wr > 1)
+	ddr_count_event(p, leader, &gen);
+	for_each_sibling_event(sibling, leader)
+		if (!ddr_count_event(p, sibling, &gen))
+			return -EINVAL;
+	ddr_count_event(p, event, &gen);
+
+	if (gen > DDR_NUM_GEN_COUNTERS)
 		return -EINVAL;
 	return 0;
 }
@@ -663,6 +723,7 @@ static int ddr_event_init(struct perf_event *event)
 	struct ddr_pmu *p = to_ddr_pmu(event->pmu);
 	struct hw_perf_event *hwc = &event->hw;
 	const struct ddr_event_attr *e;
+	unsigned int cpu;
 	int ret;
 
 	if (event->attr.type != event->pmu->type)
@@ -699,12 +760,29 @@ static int ddr_event_init(struct perf_event *event)
 		return ret;
 	}
 
-	if (!hwtel_io_get(&p->io))
-		return -ENODEV;
-	event->destroy = ddr_event_destroy;
-
 	/* An uncore event is counted on the CPU that owns the PMU */
-	event->cpu = READ_ONCE(p->cpu);
+	cpu = READ_ONCE(p->cpu);
+	if (cpu >= nr_cpu_ids)
+		return -ENODEV;
+
+	spin_lock(&p->ev_lock);
+	ret = p->removing ? -ENODEV : 0;
+	if (!ret)
+		p->nr_events++;
+	spin_unlock(&p->ev_lock);
+	if (ret) {
+		dev_dbg(p->dev, "device is being removed\n");
+		return ret;
+	}
+	if (!hwtel_io_get(&p->io)) {
+		spin_lock(&p->ev_lock);
+		if (!--p->nr_events && p->removing)
+			complete(&p->gone);
+		spin_unlock(&p->ev_lock);
+		return -ENODEV;
+	}
+	event->destroy = ddr_event_destroy;
+	event->cpu = cpu;
 	return 0;
 }
 
@@ -714,8 +792,11 @@ static void ddr_event_start(struct perf_event *event, int flags)
 	unsigned long irqflags;
 
 	raw_spin_lock_irqsave(&p->lock, irqflags);
-	ddr_hw_start(p, event);
-	event->hw.state = 0;
+	/* Started once: a fixed counter's users must stay balanced */
+	if (event->hw.state & PERF_HES_STOPPED) {
+		ddr_hw_start(p, event);
+		event->hw.state = 0;
+	}
 	raw_spin_unlock_irqrestore(&p->lock, irqflags);
 }
 
@@ -737,10 +818,11 @@ static int ddr_alloc_counter(struct ddr_pmu *p, unsigned long kind)
 {
 	int i;
 
+	/* Free-running counters are shared: never busy */
 	if (kind == DDR_EV_RD)
-		return p->events[DDR_IDX_RD] ? -EAGAIN : DDR_IDX_RD;
+		return DDR_IDX_RD;
 	if (kind == DDR_EV_WR)
-		return p->events[DDR_IDX_WR] ? -EAGAIN : DDR_IDX_WR;
+		return DDR_IDX_WR;
 	for (i = 0; i < DDR_NUM_GEN_COUNTERS; i++)
 		if (!p->events[i])
 			return i;
@@ -760,13 +842,16 @@ static int ddr_event_add(struct perf_event *event, int flags)
 		raw_spin_unlock_irqrestore(&p->lock, irqflags);
 		return idx;
 	}
-	p->events[idx] = event;
+	if (idx >= DDR_NUM_GEN_COUNTERS)
+		list_add_tail(&event->active_entry, &p->fr_events[ddr_fr(idx)]);
+	else
+		p->events[idx] = event;
 	hwc->idx = idx;
 	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	ddr_hw_program(p, event);
 	if (!p->active++)
 		hrtimer_start(&p->timer, ddr_poll_period(),
-			      HRTIMER_MODE_REL_PINNED);
+			      HRTIMER_MODE_REL_PINNED_HARD);
 	raw_spin_unlock_irqrestore(&p->lock, irqflags);
 
 	if (flags & PERF_EF_START)
@@ -785,7 +870,10 @@ static void ddr_event_del(struct perf_event *event, int flags)
 
 	raw_spin_lock_irqsave(&p->lock, irqflags);
 	ddr_hw_unprogram(p, hwc->idx);
-	p->events[hwc->idx] = NULL;
+	if (hwc->idx >= DDR_NUM_GEN_COUNTERS)
+		list_del_init(&event->active_entry);
+	else
+		p->events[hwc->idx] = NULL;
 	hwc->idx = -1;
 	last = !--p->active;
 	raw_spin_unlock_irqrestore(&p->lock, irqflags);
@@ -814,11 +902,15 @@ static enum hrtimer_restart ddr_poll(struct hrtimer *timer)
 	int i;
 
 	raw_spin_lock_irqsave(&p->lock, irqflags);
-	for (i = 0; i < DDR_NUM_COUNTERS; i++) {
+	for (i = 0; i < DDR_NUM_GEN_COUNTERS; i++) {
 		event = p->events[i];
 		if (event && !(event->hw.state & PERF_HES_STOPPED))
 			ddr_update(p, event);
 	}
+	for (i = 0; i < ARRAY_SIZE(p->fr_events); i++)
+		list_for_each_entry(event, &p->fr_events[i], active_entry)
+			if (!(event->hw.state & PERF_HES_STOPPED))
+				ddr_fold(p, event);
 	raw_spin_unlock_irqrestore(&p->lock, irqflags);
 
 	/* A new poll_period_sec takes effect here, at the next arming */
@@ -828,24 +920,74 @@ static enum hrtimer_restart ddr_poll(struct hrtimer *timer)
 
 /* CPU hotplug */
 
+/* The CPUs near the device: its node's, or all when it has no node */
+static const struct cpumask *ddr_near_cpus(struct ddr_pmu *p)
+{
+	int node = dev_to_node(p->dev);
+
+	return node == NUMA_NO_NODE ? cpu_online_mask : cpumask_of_node(node);
+}
+
+/*
+ * An online CPU to own the PMU other than @except: @prefer if it is near
+ * the device, else the highest-numbered near one (keeps housekeeping off
+ * CPU 0), else the highest-numbered online one; nr_cpu_ids if none.
+ * Caller holds the CPU hotplug lock.
+ */
+static unsigned int ddr_pick_cpu(struct ddr_pmu *p, unsigned int prefer,
+				 unsigned int except)
+{
+	const struct cpumask *near = ddr_near_cpus(p);
+	unsigned int target = nr_cpu_ids, c;
+
+	if (prefer < nr_cpu_ids && prefer != except && cpu_online(prefer) &&
+	    cpumask_test_cpu(prefer, near))
+		return prefer;
+	for_each_cpu_and(c, near, cpu_online_mask)
+		if (c != except)
+			target = c;
+	if (target < nr_cpu_ids)
+		return target;
+	for_each_online_cpu(c)
+		if (c != except)
+			target = c;
+	return target;
+}
+
+static void ddr_set_owner(struct ddr_pmu *p, unsigned int from, unsigned int to)
+{
+	WRITE_ONCE(p->cpu, to);
+	if (to >= nr_cpu_ids) {
+		p->orphan_cpu = from;	/* the events wait there */
+		return;
+	}
+	if (from != to)
+		perf_pmu_migrate_context(&p->pmu, from, to);
+}
+
 static int ddr_offline_cpu(unsigned int cpu, struct hlist_node *node)
 {
 	struct ddr_pmu *p = hlist_entry_safe(node, struct ddr_pmu, node);
-	unsigned int target = nr_cpu_ids;
-	unsigned int c;
 
 	if (cpu != p->cpu)
 		return 0;
+	ddr_set_owner(p, cpu, ddr_pick_cpu(p, nr_cpu_ids, cpu));
+	return 0;
+}
 
-	/* The highest-numbered other CPU: keeps housekeeping off CPU 0 */
-	for_each_online_cpu(c)
-		if (c != cpu)
-			target = c;
-	if (target >= nr_cpu_ids)
-		return 0;
+/*
+ * Restore an owner when the PMU has none, and bring the PMU back near its
+ * device when a CPU of the device's node comes back.
+ */
+static int ddr_online_cpu(unsigned int cpu, struct hlist_node *node)
+{
+	struct ddr_pmu *p = hlist_entry_safe(node, struct ddr_pmu, node);
+	const struct cpumask *near = ddr_near_cpus(p);
 
-	WRITE_ONCE(p->cpu, target);
-	perf_pmu_migrate_context(&p->pmu, cpu, target);
+	if (p->cpu >= nr_cpu_ids)
+		ddr_set_owner(p, p->orphan_cpu, cpu);
+	else if (!cpumask_test_cpu(p->cpu, near) && cpumask_test_cpu(cpu, near))
+		ddr_set_owner(p, p->cpu, cpu);
 	return 0;
 }
 
@@ -911,7 +1053,9 @@ static int ddr_probe(struct platform_device *pdev)
 	p->v = v;
 	p->dev = &pdev->dev;
 	raw_spin_lock_init(&p->lock);
-	hrtimer_setup(&p->timer, ddr_poll, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	INIT_LIST_HEAD(&p->fr_events[0]);
+	INIT_LIST_HEAD(&p->fr_events[1]);
+	hrtimer_setup(&p->timer, ddr_poll, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 
 	p->pmu = (struct pmu) {
 		.module		= THIS_MODULE,
@@ -929,30 +1073,75 @@ static int ddr_probe(struct platform_device *pdev)
 
 	ddr_hw_init(p);
 
-	p->cpu = raw_smp_processor_id();
+	spin_lock_init(&p->ev_lock);
+	init_completion(&p->gone);
 	platform_set_drvdata(pdev, p);
 
-	ret = cpuhp_state_add_instance_nocalls(ddr_cpuhp_state, &p->node);
+	/* The probing CPU if it is near the device (tests rely on it) */
+	cpus_read_lock();
+	p->cpu = ddr_pick_cpu(p, raw_smp_processor_id(), nr_cpu_ids);
+	cpus_read_unlock();
+
+	/*
+	 * Register first, then let hotplug callbacks in: a callback only ever
+	 * sees a registered PMU (6.1's perf_pmu_migrate_context() uses the
+	 * per-CPU context that perf_pmu_register() allocates).
+	 */
+	ret = perf_pmu_register(&p->pmu, name, -1);
 	if (ret)
 		return ret;
 
-	ret = perf_pmu_register(&p->pmu, name, -1);
+	ret = cpuhp_state_add_instance_nocalls(ddr_cpuhp_state, &p->node);
 	if (ret) {
-		cpuhp_state_remove_instance_nocalls(ddr_cpuhp_state, &p->node);
+		perf_pmu_unregister(&p->pmu);
 		return ret;
 	}
+
+	/*
+	 * The owner may have gone offline before the callbacks were in; from
+	 * here on the callbacks follow it (the hotplug lock orders the two).
+	 */
+	cpus_read_lock();
+	if (p->cpu >= nr_cpu_ids || !cpu_online(p->cpu))
+		ddr_set_owner(p, p->cpu, ddr_pick_cpu(p, nr_cpu_ids, p->cpu));
+	cpus_read_unlock();
 
 	dev_info(&pdev->dev, "%s: %s DDR PMU at %pa\n", name, v->name,
 		 &res->start);
 	return 0;
 }
 
+/*
+ * Removal waits for the last event to go: on 6.1 perf_pmu_unregister()
+ * with live events is unsafe in the perf core, and an event must never
+ * reach freed state or an unmapped window. New events are refused with
+ * ENODEV meanwhile.
+ */
+static void ddr_wait_events(struct ddr_pmu *p)
+{
+	unsigned int n;
+
+	spin_lock(&p->ev_lock);
+	p->removing = true;
+	n = p->nr_events;
+	spin_unlock(&p->ev_lock);
+	if (!n)
+		return;
+
+	dev_info(p->dev, "removal waits for %u open perf events\n", n);
+	/* Wake up now and then: a long wait is not a hung task */
+	while (!wait_for_completion_timeout(&p->gone, 30 * HZ))
+		;
+}
+
 static void ddr_remove(struct platform_device *pdev)
 {
 	struct ddr_pmu *p = platform_get_drvdata(pdev);
 
-	perf_pmu_unregister(&p->pmu);
+	ddr_wait_events(p);
+	/* No callback after this, then unregister: the reverse of probe */
 	cpuhp_state_remove_instance_nocalls(ddr_cpuhp_state, &p->node);
+	perf_pmu_unregister(&p->pmu);
 	hrtimer_cancel(&p->timer);
 	ddr_hw_quiesce(p);
 }
@@ -986,7 +1175,6 @@ static struct platform_driver ddr_driver = {
 		.name = "marvell-cn10k-ddr-pmu",
 		.of_match_table = ddr_of_match,
 		.acpi_match_table = ddr_acpi_match,
-		.suppress_bind_attrs = true,
 	},
 	.id_table = ddr_id_table,
 	.probe = ddr_probe,
@@ -998,7 +1186,7 @@ static int __init ddr_pmu_init(void)
 	int ret;
 
 	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN,
-				      "perf/marvell/ddr:online", NULL,
+				      "perf/marvell/ddr:online", ddr_online_cpu,
 				      ddr_offline_cpu);
 	if (ret < 0)
 		return ret;

@@ -33,7 +33,7 @@ if [ ! -w $CPUS/cpu1/online ]; then
 	tap_done
 fi
 
-tap_plan 18
+tap_plan 30
 for v in $DDR_VARIANTS; do
 	if ! ddr_load "$v" 1; then
 		tap_fail "$v: load"
@@ -62,7 +62,12 @@ for v in $DDR_VARIANTS; do
 	tap_eq "$v: exact totals across $ROUNDS owner offline/online rounds" \
 		"$(printf '%s\n%s' "$((ROUNDS * 200 + 1)),$p/ddr_cam_read/" \
 			"$((ROUNDS * 20)),$p/ddr_ddr_reads/")" "$out"
-	tap_eq "$v: $ROUNDS migrations recorded" "$ROUNDS" "$(grep -c . "$moves")"
+	# the same as one group, which moves as a whole
+	out=$(ddr_stat "{$p/ddr_cam_read/,$p/ddr_ddr_reads/}" -- sh -c "$script")
+	tap_eq "$v: exact group totals across $ROUNDS owner offline/online rounds" \
+		"$(printf '%s\n%s' "$((ROUNDS * 200 + 1)),$p/ddr_cam_read/" \
+			"$((ROUNDS * 20)),$p/ddr_ddr_reads/")" "$out"
+	tap_eq "$v: $((2 * ROUNDS)) migrations recorded" $((2 * ROUNDS)) "$(grep -c . "$moves")"
 	tap_check "$v: cpumask always moved to another online CPU" \
 		awk '$1 == $2 || $2 == "" { exit 1 }' "$moves"
 	tap_diag "$v: owner moves (from to): $(tr '\n' ',' < "$moves")"
@@ -72,6 +77,29 @@ for v in $DDR_VARIANTS; do
 		= "5,$p/ddr_cam_read/"
 	tap_eq "$v: driver touched no unmapped register" "unmapped 0" \
 		"$(grep unmapped "$DDR_DBG/$p/stats")"
+	ddr_unload
+
+	# A device on NUMA node 0: the owner is a CPU of node 0, and stays
+	# one when the owner goes offline.
+	node0=$(cat /sys/devices/system/node/node0/cpulist 2>/dev/null)
+	in_node0() { awk -v c="$1" -v l="$node0" 'BEGIN {
+		n = split(l, r, ","); for (i = 1; i <= n; i++) {
+		m = split(r[i], b, "-"); if (m == 1) b[2] = b[1];
+		if (c >= b[1] && c <= b[2]) exit 0 } exit 1 }'; }
+	modprobe hwtel_sim_ddr variant="$v" numa_node=0 &&
+		taskset -c 1 modprobe marvell_cn10k_ddr_pmu
+	o=$(cat "$mask" 2>/dev/null)
+	tap_check "$v: numa_node=0: owner $o is in node 0 ($node0)" in_node0 "$o"
+	echo 0 > $CPUS/cpu$o/online
+	n=$(cat "$mask")
+	new_ok() { [ "$1" != "$2" ] && in_node0 "$2" &&
+		{ [ ! -e $CPUS/cpu$2/online ] || [ "$(cat $CPUS/cpu$2/online)" = 1 ]; }; }
+	tap_check "$v: owner offline: new owner $n is an online CPU of node 0" \
+		new_ok "$o" "$n"
+	echo 1 > $CPUS/cpu$o/online
+	tap_check "$v: and counts there" test \
+		"$(ddr_stat "$p/ddr_cam_read/" -- sh -c "echo 'ddr_cam_read 6' > $inj")" \
+		= "6,$p/ddr_cam_read/"
 	ddr_unload
 done
 tap_done

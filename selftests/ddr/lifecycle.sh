@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# CPU hotplug against probe and remove, on every variant: one loop takes the
+# probing CPU (1) offline and online again while another loop removes and
+# re-creates the PMU, by reloading the model (platform device unregistered
+# and registered: the driver's remove and probe) and by unbinding and
+# binding the device through sysfs. A hotplug callback may only ever see a
+# registered PMU: no splat (checked by run_in_vm), no hang (bounded loops
+# under the runner's time limit), and the PMU counts exactly afterwards.
+# Probe and remove are the same code for every variant: CN10K gets the long
+# loops, the others short ones (hotplug under TCG takes seconds a cycle).
+
+. "$(dirname "$0")/ddr_lib.sh"
+
+LONG=5
+SHORT=2
+MAX_HOTPLUG=50
+CPUS=/sys/devices/system/cpu
+DRV=/sys/bus/platform/drivers/marvell-cn10k-ddr-pmu
+
+online_all()
+{
+	local c
+
+	for c in $CPUS/cpu[0-9]*/online; do
+		[ "$(cat "$c")" = 1 ] || echo 1 > "$c"
+	done
+}
+
+ddr_lc_cleanup()
+{
+	[ -n "${hp:-}" ] && kill "$hp" 2>/dev/null
+	wait 2>/dev/null
+	online_all 2>/dev/null
+	ddr_cleanup
+}
+trap ddr_lc_cleanup EXIT
+
+if [ ! -w $CPUS/cpu1/online ]; then
+	tap_plan 1
+	tap_skip "hotplug against probe/remove" "cpu1 cannot go offline"
+	tap_done
+fi
+
+# hotplug STOPFILE COUNTFILE: offline/online CPU 1 until STOPFILE exists
+hotplug()
+{
+	local n=0
+
+	while [ ! -e "$1" ] && [ $n -lt $MAX_HOTPLUG ]; do
+		echo 0 > $CPUS/cpu1/online 2>/dev/null
+		echo 1 > $CPUS/cpu1/online 2>/dev/null
+		n=$((n + 1))
+	done
+	echo $n > "$2"
+}
+
+# on_cpu1 CMD...: run CMD on CPU 1 (retried while CPU 1 is offline)
+on_cpu1()
+{
+	local i
+
+	for i in $(seq 200); do
+		[ "$(cat $CPUS/cpu1/online)" = 1 ] &&
+			taskset -c 1 "$@" 2>/dev/null && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+tap_plan 12
+for v in $DDR_VARIANTS; do
+	if ! ddr_load "$v" 1; then
+		tap_fail "$v: load"
+		continue
+	fi
+	p=$(ddr_pmu "$v")
+	dev=$v-ddr-pmu-sim.0
+	RELOADS=$SHORT
+	[ "$v" = cn10k ] && RELOADS=$LONG
+
+	rm -f "$DDR_TMP/stop"
+	hotplug "$DDR_TMP/stop" "$DDR_TMP/cycles" &
+	hp=$!
+	ok=0
+	for i in $(seq $RELOADS); do
+		rmmod hwtel_sim_ddr || break
+		on_cpu1 modprobe hwtel_sim_ddr variant="$v" || break
+		ok=$((ok + 1))
+	done
+	touch "$DDR_TMP/stop"
+	wait $hp
+	hp=
+	tap_eq "$v: $RELOADS model reloads against hotplug" $RELOADS $ok
+	tap_diag "$v: $(cat "$DDR_TMP/cycles") CPU 1 offline/online cycles"
+
+	rm -f "$DDR_TMP/stop"
+	hotplug "$DDR_TMP/stop" "$DDR_TMP/cycles" &
+	hp=$!
+	ok=0
+	if [ -w $DRV/unbind ]; then
+		for i in $(seq $RELOADS); do
+			echo "$dev" > $DRV/unbind || break
+			on_cpu1 sh -c "echo $dev > $DRV/bind" || break
+			ok=$((ok + 1))
+		done
+	fi
+	touch "$DDR_TMP/stop"
+	wait $hp
+	hp=
+	tap_eq "$v: $RELOADS unbind/bind against hotplug" $RELOADS $ok
+	tap_diag "$v: $(cat "$DDR_TMP/cycles") CPU 1 offline/online cycles"
+
+	online_all
+	tap_eq "$v: the PMU is back and counts exactly" "5,$p/ddr_cam_read/" \
+		"$(ddr_stat "$p/ddr_cam_read/" -- sh -c "echo 'ddr_cam_read 5' > $DDR_DBG/$p/inject")"
+	mask=$(cat "$DDR_DEVS/$p/cpumask")
+	tap_eq "$v: its owner CPU is online" 1 "$(cat $CPUS/cpu"$mask"/online 2>/dev/null || echo 1)"
+	ddr_unload
+done
+tap_done
