@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include <hwtel/io.h>
 
@@ -122,6 +123,12 @@ struct ndk_tlm {
 	bool pending;		/* a SNAPSHOT timed out, its copy is awaited */
 	bool pending_own;	/* the flush under way wrote that SNAPSHOT */
 	bool migrating;		/* the owner CPU is moving */
+	bool dead;		/* the device is gone: no hardware access */
+	bool registered;	/* ndk_tlm_unregister() owns this */
+	bool unregistered;	/* dead and no longer a PMU */
+	unsigned int nr_events;	/* events initialized and not destroyed */
+	struct list_head dead_node;	/* on ndk_tlm_dead */
+	struct delayed_work gone;	/* unregisters a dead PMU */
 	unsigned int ndefer;
 #define TLM_DEFER_MAX	512
 	struct perf_event *defer_ev[TLM_DEFER_MAX];

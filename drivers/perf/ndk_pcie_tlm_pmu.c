@@ -137,6 +137,16 @@ struct ndk_tlm_pcpu {
 
 static enum cpuhp_state ndk_tlm_hp_state;
 
+/*
+ * PMUs whose device went away while events were open: registered, frozen
+ * (no hardware access), freed by ndk_tlm_gone() once the last event is gone.
+ */
+static LIST_HEAD(ndk_tlm_dead);
+static DEFINE_MUTEX(ndk_tlm_dead_lock);
+
+/* after the last event's destroy, until the perf core is done with it */
+#define TLM_GONE_DELAY		HZ
+
 #define to_tlm(p) container_of(p, struct ndk_tlm, pmu)
 
 /* ------------------------------------------------------------------ */
@@ -489,6 +499,12 @@ static int ndk_tlm_flush(struct ndk_tlm *tlm, struct ndk_tlm_pcpu *pc)
 		return 0;
 
 	raw_spin_lock_irqsave(&tlm->lock, flags);
+	if (tlm->dead) {
+		/* the device is gone: counts stay where they are */
+		raw_spin_unlock_irqrestore(&tlm->lock, flags);
+		pc->n = 0;
+		return -ENODEV;
+	}
 	ret = ndk_tlm_snapshot(tlm);
 	for (i = 0; i < pc->n; i++)
 		ndk_tlm_apply(tlm, pc->ev[i], pc->op[i], !ret);
@@ -729,8 +745,17 @@ static bool ndk_tlm_group_ok(struct perf_event *event)
 
 static void ndk_tlm_event_destroy(struct perf_event *event)
 {
-	ndk_tlm_undefer(to_tlm(event->pmu), event);
-	hwtel_io_put(&to_tlm(event->pmu)->io);
+	struct ndk_tlm *tlm = to_tlm(event->pmu);
+	unsigned long flags;
+	bool last;
+
+	ndk_tlm_undefer(tlm, event);
+	raw_spin_lock_irqsave(&tlm->lock, flags);
+	last = !--tlm->nr_events && tlm->dead;
+	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	hwtel_io_put(&tlm->io);
+	if (last)
+		schedule_delayed_work(&tlm->gone, TLM_GONE_DELAY);
 }
 
 static int ndk_tlm_event_init(struct perf_event *event)
@@ -753,6 +778,14 @@ static int ndk_tlm_event_init(struct perf_event *event)
 		return -EINVAL;
 	if (!hwtel_io_get(&tlm->io))
 		return -ENODEV;
+	raw_spin_lock_irq(&tlm->lock);
+	if (tlm->dead) {
+		raw_spin_unlock_irq(&tlm->lock);
+		hwtel_io_put(&tlm->io);
+		return -ENODEV;
+	}
+	tlm->nr_events++;
+	raw_spin_unlock_irq(&tlm->lock);
 
 	event->cpu = tlm->cpu;
 	event->hw.idx = entry;
@@ -1192,15 +1225,100 @@ static int ndk_tlm_decode(struct ndk_tlm *tlm)
 	return 0;
 }
 
+static void ndk_tlm_free(struct ndk_tlm *tlm)
+{
+	free_percpu(tlm->pcpu);
+	kfree(tlm->entries);
+	kfree(tlm->name);
+	kfree(tlm);
+}
+
+/* probe failed before the PMU was registered */
+static void ndk_tlm_free_action(void *data)
+{
+	struct ndk_tlm *tlm = data;
+
+	if (!tlm->registered)
+		ndk_tlm_free(tlm);
+}
+
+/*
+ * A dead PMU's last event is gone: unregister it. Its memory stays on
+ * ndk_tlm_dead until module exit: the perf core may still be finishing
+ * with the last event when this runs.
+ */
+static void ndk_tlm_gone(struct work_struct *work)
+{
+	struct ndk_tlm *tlm = container_of(to_delayed_work(work),
+					   struct ndk_tlm, gone);
+
+	mutex_lock(&ndk_tlm_dead_lock);
+	if (!tlm->unregistered) {
+		perf_pmu_unregister(&tlm->pmu);
+		tlm->unregistered = true;
+	}
+	mutex_unlock(&ndk_tlm_dead_lock);
+}
+
+/*
+ * Device removal (unbind, module unload). Nothing touches the hardware
+ * after this: the lock orders every access before @dead. With events still
+ * open the PMU stays registered (6.1's perf_pmu_unregister() is unsafe with
+ * live events), frozen, until the last one is destroyed.
+ */
 static void ndk_tlm_unregister(void *data)
 {
 	struct ndk_tlm *tlm = data;
+	bool busy;
 
 	ndk_tlm_nl_del(tlm);
 	hrtimer_cancel(&tlm->poller);
 	cpuhp_state_remove_instance_nocalls(ndk_tlm_hp_state, &tlm->node);
+	mutex_lock(&ndk_tlm_dead_lock);
+	raw_spin_lock_irq(&tlm->lock);
+	tlm->dead = true;
+	busy = tlm->nr_events;
+	raw_spin_unlock_irq(&tlm->lock);
+	if (busy) {
+		dev_info(tlm->dev, "%s: device removed with events open, counts frozen until they are closed\n",
+			 tlm->name);
+		list_add_tail(&tlm->dead_node, &ndk_tlm_dead);
+		mutex_unlock(&ndk_tlm_dead_lock);
+		return;
+	}
+	mutex_unlock(&ndk_tlm_dead_lock);
 	perf_pmu_unregister(&tlm->pmu);
-	free_percpu(tlm->pcpu);
+	ndk_tlm_free(tlm);
+}
+
+/*
+ * A PMU of the same name may still be registered, dead (its device went
+ * away with events open): unregister it now if its events are gone, else
+ * refuse.
+ */
+static int ndk_tlm_reap(struct device *dev, const char *name)
+{
+	struct ndk_tlm *old;
+	int ret = 0;
+
+	mutex_lock(&ndk_tlm_dead_lock);
+	list_for_each_entry(old, &ndk_tlm_dead, dead_node) {
+		if (old->unregistered || strcmp(old->name, name))
+			continue;
+		raw_spin_lock_irq(&old->lock);
+		if (old->nr_events)
+			ret = -EBUSY;
+		raw_spin_unlock_irq(&old->lock);
+		if (ret) {
+			dev_err(dev, "%s: events of the removed device are still open\n",
+				name);
+			break;
+		}
+		perf_pmu_unregister(&old->pmu);
+		old->unregistered = true;
+	}
+	mutex_unlock(&ndk_tlm_dead_lock);
+	return ret;
 }
 
 static int ndk_tlm_probe(struct platform_device *pdev)
@@ -1212,12 +1330,17 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 	u32 magic, ver, i;
 	int ret;
 
-	tlm = devm_kzalloc(dev, sizeof(*tlm), GFP_KERNEL);
+	tlm = kzalloc(sizeof(*tlm), GFP_KERNEL);
 	if (!tlm)
 		return -ENOMEM;
+	ret = devm_add_action_or_reset(dev, ndk_tlm_free_action, tlm);
+	if (ret)
+		return ret;
 	tlm->dev = dev;
 	raw_spin_lock_init(&tlm->lock);
 	INIT_LIST_HEAD(&tlm->list);
+	INIT_LIST_HEAD(&tlm->dead_node);
+	INIT_DELAYED_WORK(&tlm->gone, ndk_tlm_gone);
 
 	res = hwtel_io_map(pdev, &tlm->io);
 	if (IS_ERR(res))
@@ -1250,12 +1373,15 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 		return -ENODEV;
 	}
 
-	tlm->entries = devm_kcalloc(dev, tlm->lay.entries_used,
-				    sizeof(*tlm->entries), GFP_KERNEL);
-	tlm->name = devm_kasprintf(dev, GFP_KERNEL, "ndk_pcie_tlm_%llx",
-				   (unsigned long long)tlm->base_addr);
+	tlm->entries = kcalloc(tlm->lay.entries_used, sizeof(*tlm->entries),
+			       GFP_KERNEL);
+	tlm->name = kasprintf(GFP_KERNEL, "ndk_pcie_tlm_%llx",
+			      (unsigned long long)tlm->base_addr);
 	if (!tlm->entries || !tlm->name)
 		return -ENOMEM;
+	ret = ndk_tlm_reap(dev, tlm->name);
+	if (ret)
+		return ret;
 
 	/* the window shows the snapshot copy; start from what it holds */
 	hwtel_writel(&tlm->io, 0, NDK_TLM_READ_SEL);
@@ -1312,14 +1438,11 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 	tlm->cpu = ndk_tlm_pick_cpu(tlm, raw_smp_processor_id(), nr_cpu_ids);
 	platform_set_drvdata(pdev, tlm);
 	ret = perf_pmu_register(&tlm->pmu, tlm->name, -1);
-	if (ret) {
-		free_percpu(tlm->pcpu);
+	if (ret)
 		return ret;
-	}
 	ret = cpuhp_state_add_instance_nocalls(ndk_tlm_hp_state, &tlm->node);
 	if (ret) {
 		perf_pmu_unregister(&tlm->pmu);
-		free_percpu(tlm->pcpu);
 		return ret;
 	}
 	/* the owner may have gone while no hotplug callback could see it */
@@ -1334,6 +1457,8 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 		      tlm->next_listen : tlm->next_poll, HRTIMER_MODE_ABS_SOFT);
 	ndk_tlm_nl_add(tlm);
 
+	/* from here ndk_tlm_unregister() owns @tlm, even if this fails */
+	tlm->registered = true;
 	ret = devm_add_action_or_reset(dev, ndk_tlm_unregister, tlm);
 	if (ret)
 		return ret;
@@ -1407,7 +1532,6 @@ static struct platform_driver ndk_tlm_driver = {
 	.driver = {
 		.name = "ndk-pcie-tlm",
 		.of_match_table = ndk_tlm_of_match,
-		.suppress_bind_attrs = true,
 	},
 	.probe = ndk_tlm_probe,
 	.id_table = ndk_tlm_id_table,
@@ -1441,7 +1565,17 @@ err_hp:
 
 static void __exit ndk_tlm_exit(void)
 {
+	struct ndk_tlm *tlm, *tmp;
+
 	platform_driver_unregister(&ndk_tlm_driver);
+	/* no event is open (each holds the module): end the dead PMUs now */
+	list_for_each_entry_safe(tlm, tmp, &ndk_tlm_dead, dead_node) {
+		cancel_delayed_work_sync(&tlm->gone);
+		if (!tlm->unregistered)
+			perf_pmu_unregister(&tlm->pmu);
+		list_del(&tlm->dead_node);
+		ndk_tlm_free(tlm);
+	}
 	ndk_tlm_nl_exit();
 	cpuhp_remove_multi_state(ndk_tlm_hp_state);
 }
