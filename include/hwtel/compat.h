@@ -39,7 +39,7 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 #ifdef HWTEL_HAVE_PMU_PARENT
 #define hwtel_pmu_set_parent(pmu, dev)	((pmu)->parent = (dev))
 #else
-#define hwtel_pmu_set_parent(pmu, dev)	do { (void)(dev); } while (0)
+#define hwtel_pmu_set_parent(pmu, dev)	((void)(pmu), (void)(dev))
 #endif
 
 #endif /* _HWTEL_COMPAT_H */
