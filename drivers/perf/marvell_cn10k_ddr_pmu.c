@@ -339,7 +339,7 @@ static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
 {
 	struct ddr_pmu *p = to_ddr_pmu(dev_get_drvdata(dev));
 
-	return cpumap_print_to_pagebuf(true, buf, cpumask_of(READ_ONCE(p->cpu)));
+	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(cpumask_of(READ_ONCE(p->cpu))));
 }
 static DEVICE_ATTR_RO(cpumask);
 

@@ -940,7 +940,7 @@ static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
 {
 	struct ndk_tlm *tlm = to_tlm(dev_get_drvdata(dev));
 
-	return cpumap_print_to_pagebuf(true, buf, cpumask_of(tlm->cpu));
+	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(cpumask_of(tlm->cpu)));
 }
 static DEVICE_ATTR_RO(cpumask);
 
