@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include <hwtel/io.h>
 
@@ -119,13 +120,28 @@ struct ndk_tlm {
 	u32 gen;		/* bumped by every successful SNAPSHOT */
 	u64 snap_ns;		/* CLOCK_MONOTONIC of the last SNAPSHOT */
 	u32 flags_seen;		/* STATUS flags already notified */
+	bool pending;		/* a SNAPSHOT timed out, its copy is awaited */
+	bool pending_own;	/* the flush under way wrote that SNAPSHOT */
+	bool migrating;		/* the owner CPU is moving */
+	bool dead;		/* the device is gone: no hardware access */
+	bool registered;	/* ndk_tlm_unregister() owns this */
+	bool unregistered;	/* dead and no longer a PMU */
+	unsigned int nr_events;	/* events initialized and not destroyed */
+	struct list_head dead_node;	/* on ndk_tlm_dead */
+	struct delayed_work gone;	/* unregisters a dead PMU */
+	unsigned int ndefer;
+#define TLM_DEFER_MAX	512
+	struct perf_event *defer_ev[TLM_DEFER_MAX];
+	u8 defer_op[TLM_DEFER_MAX];
 
 	struct ndk_tlm_pcpu __percpu *pcpu;
 
 	struct hrtimer poller;
 	u64 poll_ns;		/* wrap poll period */
-	u64 tick_ns;		/* timer period (<= poll_ns) */
-	ktime_t next_poll;
+	u64 tick_ns;		/* flag check period while someone listens */
+	ktime_t next_poll;	/* on the grid start + k * poll_ns */
+	ktime_t next_flags;	/* on the grid start + k * tick_ns */
+	ktime_t next_listen;	/* listener check when nobody listens */
 
 	unsigned int cpu;
 	struct hlist_node node;
@@ -135,6 +151,7 @@ struct ndk_tlm {
 /* PMU side, used by the control plane; all take ndk_tlm::lock */
 int ndk_tlm_totals(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns);
 int ndk_tlm_clear(struct ndk_tlm *tlm, u32 what);
+int ndk_tlm_soft_clear(struct ndk_tlm *tlm);
 u32 ndk_tlm_read_flags(struct ndk_tlm *tlm);
 
 struct ndk_tlm_ep_state {

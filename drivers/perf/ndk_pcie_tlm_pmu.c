@@ -89,7 +89,13 @@ MODULE_PARM_DESC(flags_poll_ms, "STATUS flag check period while someone listens 
 
 static unsigned int busy_timeout_us = 1000;
 module_param(busy_timeout_us, uint, 0444);
-MODULE_PARM_DESC(busy_timeout_us, "Longest wait for STATUS.BUSY to fall after SNAPSHOT, us");
+MODULE_PARM_DESC(busy_timeout_us, "Longest wait for STATUS.BUSY to fall after SNAPSHOT, us (at most 10000)");
+
+/* the BUSY wait runs with interrupts off: never longer than this */
+#define TLM_BUSY_MAX_US		10000
+
+/* without a netlink listener, look for one this often (or at the poll) */
+#define TLM_LISTEN_CHECK_NS	(1ULL * NSEC_PER_SEC)
 
 /* longest poll period even for very wide counters */
 #define TLM_POLL_MAX_NS		(3600ULL * NSEC_PER_SEC)
@@ -102,15 +108,24 @@ MODULE_PARM_DESC(busy_timeout_us, "Longest wait for STATUS.BUSY to fall after SN
  */
 #define TLM_QLEN		256
 
+/* largest group (members of any PMU) accepted at event_init */
+#define TLM_GROUP_MAX		TLM_QLEN
+
+/* hw_perf_event::flags of our events */
+#define TLM_F_NOBASE		BIT(0)	/* started, no snapshot taken since */
+#define TLM_F_MOVED		BIT(1)	/* stopped by an owner CPU move */
+
 enum ndk_tlm_op {
 	TLM_OP_START,
 	TLM_OP_UPDATE,
+	TLM_OP_LATE_START,	/* deferred start: base at the next SNAPSHOT */
 };
 
 /* why operations are held back on this CPU */
 #define TLM_HOLD_DISABLED	BIT(0)	/* between pmu_disable() and pmu_enable() */
 #define TLM_HOLD_ADD		BIT(1)	/* inside a PERF_PMU_TXN_ADD */
 #define TLM_HOLD_READ		BIT(2)	/* inside a PERF_PMU_TXN_READ */
+#define TLM_HOLD_MIGRATE	BIT(3)	/* the owner CPU is moving away */
 
 struct ndk_tlm_pcpu {
 	unsigned int hold;
@@ -122,35 +137,160 @@ struct ndk_tlm_pcpu {
 
 static enum cpuhp_state ndk_tlm_hp_state;
 
+/*
+ * PMUs whose device went away while events were open: registered, frozen
+ * (no hardware access), freed by ndk_tlm_gone() once the last event is gone.
+ */
+static LIST_HEAD(ndk_tlm_dead);
+static DEFINE_MUTEX(ndk_tlm_dead_lock);
+
+/* after the last event's destroy, until the perf core is done with it */
+#define TLM_GONE_DELAY		HZ
+
 #define to_tlm(p) container_of(p, struct ndk_tlm, pmu)
 
 /* ------------------------------------------------------------------ */
 /* hardware access; all called with tlm->lock held                    */
 
+static void ndk_tlm_apply(struct ndk_tlm *tlm, struct perf_event *event,
+			  u8 op, bool fresh);
+
+/* Wait, bounded in time, for STATUS.BUSY to fall. */
+static bool ndk_tlm_wait_idle(struct ndk_tlm *tlm)
+{
+	ktime_t end = ktime_add_us(ktime_get(),
+				   min(busy_timeout_us, TLM_BUSY_MAX_US));
+
+	for (;;) {
+		if (!(hwtel_readl(&tlm->io, NDK_TLM_STATUS) & NDK_TLM_ST_BUSY))
+			return true;
+		if (ktime_after(ktime_get(), end))
+			return false;
+		udelay(1);
+	}
+}
+
+/*
+ * A SNAPSHOT timed out earlier and BUSY has now fallen: the window holds the
+ * copy taken at that command. Serve the operations deferred at the timeout
+ * from it: a start deferred by that very command gets its exact base, an
+ * update or stop counts up to that instant (never past it). Starts deferred
+ * while that copy was already pending must not take an older base: they
+ * stay for the next SNAPSHOT (TLM_OP_LATE_START).
+ */
+static void ndk_tlm_resolve(struct ndk_tlm *tlm)
+{
+	unsigned int i, n = 0;
+
+	tlm->pending = false;
+	tlm->gen++;
+	for (i = 0; i < tlm->ndefer; i++) {
+		if (tlm->defer_op[i] == TLM_OP_LATE_START) {
+			tlm->defer_ev[n] = tlm->defer_ev[i];
+			tlm->defer_op[n++] = TLM_OP_LATE_START;
+			continue;
+		}
+		ndk_tlm_apply(tlm, tlm->defer_ev[i], tlm->defer_op[i], true);
+	}
+	tlm->ndefer = n;
+}
+
+/* After a successful SNAPSHOT: base the starts that had none. */
+static void ndk_tlm_resolve_late(struct ndk_tlm *tlm)
+{
+	unsigned int i;
+
+	for (i = 0; i < tlm->ndefer; i++)
+		ndk_tlm_apply(tlm, tlm->defer_ev[i], TLM_OP_START, true);
+	tlm->ndefer = 0;
+}
+
+/*
+ * SNAPSHOT handshake. Only one SNAPSHOT is ever outstanding: after a
+ * timeout the copy of that command is awaited (and used, see
+ * ndk_tlm_resolve()) before a new one is written, so a late copy is never
+ * restarted or mistaken for a newer instant.
+ */
 static int ndk_tlm_snapshot(struct ndk_tlm *tlm)
 {
-	unsigned int waited = 0;
-	u32 st;
-
 	lockdep_assert_held(&tlm->lock);
 
-	hwtel_writel(&tlm->io, NDK_TLM_CMD_SNAPSHOT, NDK_TLM_COMMAND);
-	for (;;) {
-		st = hwtel_readl(&tlm->io, NDK_TLM_STATUS);
-		if (!(st & NDK_TLM_ST_BUSY))
-			break;
-		if (waited >= busy_timeout_us) {
-			dev_err_ratelimited(tlm->dev,
-					    "SNAPSHOT still BUSY after %u us, read failed\n",
-					    busy_timeout_us);
+	/* set when the copy now pending was written by this call */
+	tlm->pending_own = false;
+	if (tlm->pending) {
+		if (!ndk_tlm_wait_idle(tlm))
 			return -ETIMEDOUT;
-		}
-		udelay(1);
-		waited++;
+		ndk_tlm_resolve(tlm);
+	}
+	hwtel_writel(&tlm->io, NDK_TLM_CMD_SNAPSHOT, NDK_TLM_COMMAND);
+	/* BUSY is not visible on a STATUS read right after the write */
+	hwtel_readl(&tlm->io, NDK_TLM_MAGIC);
+	if (!ndk_tlm_wait_idle(tlm)) {
+		tlm->pending = true;
+		tlm->pending_own = true;
+		dev_err_ratelimited(tlm->dev,
+				    "SNAPSHOT still BUSY after %u us, read deferred\n",
+				    min(busy_timeout_us, TLM_BUSY_MAX_US));
+		return -ETIMEDOUT;
 	}
 	tlm->gen++;
 	tlm->snap_ns = ktime_get_ns();
+	if (tlm->ndefer)
+		ndk_tlm_resolve_late(tlm);
 	return 0;
+}
+
+/* Keep an operation whose SNAPSHOT timed out for ndk_tlm_resolve(). */
+static void ndk_tlm_defer(struct ndk_tlm *tlm, struct perf_event *event,
+			  u8 op, bool own)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	int i;
+
+	if (op == TLM_OP_START && !own) {
+		/*
+		 * Restarted after a stop served by the same pending copy (a
+		 * context reschedule): drop the stop's update and let the
+		 * event count on from its base, through the short gap.
+		 */
+		for (i = tlm->ndefer - 1; i >= 0; i--)
+			if (tlm->defer_ev[i] == event)
+				break;
+		if (i >= 0 && tlm->defer_op[i] == TLM_OP_UPDATE) {
+			tlm->ndefer--;
+			memmove(&tlm->defer_ev[i], &tlm->defer_ev[i + 1],
+				(tlm->ndefer - i) * sizeof(tlm->defer_ev[0]));
+			memmove(&tlm->defer_op[i], &tlm->defer_op[i + 1],
+				(tlm->ndefer - i) * sizeof(tlm->defer_op[0]));
+			return;
+		}
+		op = TLM_OP_LATE_START;
+	}
+	if (op == TLM_OP_START || op == TLM_OP_LATE_START)
+		hwc->flags |= TLM_F_NOBASE;
+	if (tlm->ndefer == TLM_DEFER_MAX) {
+		dev_warn_ratelimited(tlm->dev, "too many reads deferred, counts may be short\n");
+		return;
+	}
+	tlm->defer_ev[tlm->ndefer] = event;
+	tlm->defer_op[tlm->ndefer++] = op;
+}
+
+/* Forget a destroyed event's deferred operations. */
+static void ndk_tlm_undefer(struct ndk_tlm *tlm, struct perf_event *event)
+{
+	unsigned long flags;
+	unsigned int i, n = 0;
+
+	raw_spin_lock_irqsave(&tlm->lock, flags);
+	for (i = 0; i < tlm->ndefer; i++) {
+		if (tlm->defer_ev[i] == event)
+			continue;
+		tlm->defer_ev[n] = tlm->defer_ev[i];
+		tlm->defer_op[n++] = tlm->defer_op[i];
+	}
+	tlm->ndefer = n;
+	raw_spin_unlock_irqrestore(&tlm->lock, flags);
 }
 
 /* Fold entry @i of the current snapshot into its 64-bit total. */
@@ -170,6 +310,7 @@ static void ndk_tlm_entry_update(struct ndk_tlm *tlm, u32 i)
 	e->gen = tlm->gen;
 }
 
+/* Fold every entry under the lock (probe, CLEAR: short or rare). */
 static int ndk_tlm_update_all(struct ndk_tlm *tlm)
 {
 	u32 i;
@@ -183,24 +324,83 @@ static int ndk_tlm_update_all(struct ndk_tlm *tlm)
 	return 0;
 }
 
+#define TLM_FOLD_CHUNK	64
+#define TLM_FOLD_TRIES	4
+
+/*
+ * Fold every entry from one SNAPSHOT with interrupts off only for the
+ * handshake and for one chunk of entries at a time. Someone else's SNAPSHOT
+ * in between (a perf read) changes the generation: start again, and after
+ * a few tries fold the rest under the lock at once. @vals, when given, gets
+ * acc - base of every entry, all of the same instant.
+ */
+static int ndk_tlm_fold_all(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns,
+			    bool rebase)
+{
+	u32 i, end, n = tlm->lay.entries_used, gen;
+	unsigned long flags;
+	unsigned int tries;
+	int ret;
+
+	for (tries = 0; tries < TLM_FOLD_TRIES; tries++) {
+		raw_spin_lock_irqsave(&tlm->lock, flags);
+		ret = ndk_tlm_snapshot(tlm);
+		gen = tlm->gen;
+		raw_spin_unlock_irqrestore(&tlm->lock, flags);
+		if (ret)
+			return ret;
+		for (i = 0; i < n; i = end) {
+			end = min(i + TLM_FOLD_CHUNK, n);
+			raw_spin_lock_irqsave(&tlm->lock, flags);
+			if (tlm->gen != gen) {
+				raw_spin_unlock_irqrestore(&tlm->lock, flags);
+				break;
+			}
+			for (; i < end; i++) {
+				ndk_tlm_entry_update(tlm, i);
+				if (rebase)
+					tlm->entries[i].base = tlm->entries[i].acc;
+				if (vals)
+					vals[i] = tlm->entries[i].acc -
+						  tlm->entries[i].base;
+			}
+			if (i == n && snap_ns)
+				*snap_ns = tlm->snap_ns;
+			raw_spin_unlock_irqrestore(&tlm->lock, flags);
+		}
+		if (i == n)
+			return 0;
+	}
+	raw_spin_lock_irqsave(&tlm->lock, flags);
+	ret = ndk_tlm_update_all(tlm);
+	for (i = 0; !ret && i < n; i++) {
+		if (rebase)
+			tlm->entries[i].base = tlm->entries[i].acc;
+		if (vals)
+			vals[i] = tlm->entries[i].acc - tlm->entries[i].base;
+	}
+	if (!ret && snap_ns)
+		*snap_ns = tlm->snap_ns;
+	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	return ret;
+}
+
 /* ------------------------------------------------------------------ */
 /* control plane helpers                                              */
 
 int ndk_tlm_totals(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns)
 {
-	unsigned long flags;
-	u32 i;
-	int ret;
+	return ndk_tlm_fold_all(tlm, vals, snap_ns, false);
+}
 
-	raw_spin_lock_irqsave(&tlm->lock, flags);
-	ret = ndk_tlm_update_all(tlm);
-	if (!ret) {
-		for (i = 0; i < tlm->lay.entries_used; i++)
-			vals[i] = tlm->entries[i].acc - tlm->entries[i].base;
-		*snap_ns = tlm->snap_ns;
-	}
-	raw_spin_unlock_irqrestore(&tlm->lock, flags);
-	return ret;
+/*
+ * Software clear: every entry folded from one SNAPSHOT and its base set to
+ * it, so the totals restart from zero exactly at that instant. Running perf
+ * events are not affected (@acc goes on). The hardware is not cleared.
+ */
+int ndk_tlm_soft_clear(struct ndk_tlm *tlm)
+{
+	return ndk_tlm_fold_all(tlm, NULL, NULL, true);
 }
 
 /*
@@ -269,15 +469,20 @@ static void ndk_tlm_apply(struct ndk_tlm *tlm, struct perf_event *event,
 	struct ndk_tlm_entry *e = &tlm->entries[hwc->idx];
 	u64 prev;
 
-	if (fresh)
-		ndk_tlm_entry_update(tlm, hwc->idx);
+	if (!fresh) {
+		/* no new snapshot: the count stays, ndk_tlm_resolve() catches up */
+		ndk_tlm_defer(tlm, event, op, tlm->pending_own);
+		return;
+	}
+	ndk_tlm_entry_update(tlm, hwc->idx);
 
 	if (op == TLM_OP_START) {
+		hwc->flags &= ~TLM_F_NOBASE;
 		local64_set(&hwc->prev_count, e->acc);
 		return;
 	}
-	if (!fresh)
-		return;		/* no new snapshot: the count stays as it is */
+	if (hwc->flags & TLM_F_NOBASE)
+		return;		/* its start is still waiting for a base */
 	prev = local64_read(&hwc->prev_count);
 	local64_add(e->acc - prev, &event->count);
 	local64_set(&hwc->prev_count, e->acc);
@@ -294,6 +499,12 @@ static int ndk_tlm_flush(struct ndk_tlm *tlm, struct ndk_tlm_pcpu *pc)
 		return 0;
 
 	raw_spin_lock_irqsave(&tlm->lock, flags);
+	if (tlm->dead) {
+		/* the device is gone: counts stay where they are */
+		raw_spin_unlock_irqrestore(&tlm->lock, flags);
+		pc->n = 0;
+		return -ENODEV;
+	}
 	ret = ndk_tlm_snapshot(tlm);
 	for (i = 0; i < pc->n; i++)
 		ndk_tlm_apply(tlm, pc->ev[i], pc->op[i], !ret);
@@ -305,8 +516,12 @@ static int ndk_tlm_flush(struct ndk_tlm *tlm, struct ndk_tlm_pcpu *pc)
 static void ndk_tlm_queue(struct ndk_tlm *tlm, struct perf_event *event, u8 op)
 {
 	struct ndk_tlm_pcpu *pc = this_cpu_ptr(tlm->pcpu);
+	unsigned int need = 1;
 
-	if (pc->n == TLM_QLEN)
+	/* a group leader keeps room for its whole group: one snapshot */
+	if (event->group_leader == event)
+		need += event->nr_siblings;
+	if (pc->n + need > TLM_QLEN)
 		ndk_tlm_flush(tlm, pc);
 	pc->ev[pc->n] = event;
 	pc->op[pc->n] = op;
@@ -381,7 +596,17 @@ static void ndk_tlm_read(struct perf_event *event)
 
 static void ndk_tlm_start(struct perf_event *event, int flags)
 {
-	event->hw.state = 0;
+	struct hw_perf_event *hwc = &event->hw;
+
+	hwc->state = 0;
+	/*
+	 * Moved with the owner CPU: it counts on from its stop, which the
+	 * move's one snapshot serves, so the whole group stays one instant.
+	 */
+	if (hwc->flags & TLM_F_MOVED) {
+		hwc->flags &= ~TLM_F_MOVED;
+		return;
+	}
 	ndk_tlm_queue(to_tlm(event->pmu), event, TLM_OP_START);
 }
 
@@ -389,15 +614,23 @@ static void ndk_tlm_stop(struct perf_event *event, int flags)
 {
 	struct hw_perf_event *hwc = &event->hw;
 
+	struct ndk_tlm *tlm = to_tlm(event->pmu);
+
 	if (hwc->state & PERF_HES_STOPPED)
 		return;
+	if (READ_ONCE(tlm->migrating))
+		hwc->flags |= TLM_F_MOVED;
 	if (flags & PERF_EF_UPDATE)
-		ndk_tlm_queue(to_tlm(event->pmu), event, TLM_OP_UPDATE);
+		ndk_tlm_queue(tlm, event, TLM_OP_UPDATE);
 	hwc->state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
 static int ndk_tlm_add(struct perf_event *event, int flags)
 {
+	struct ndk_tlm *tlm = to_tlm(event->pmu);
+
+	if (!READ_ONCE(tlm->migrating))
+		event->hw.flags &= ~TLM_F_MOVED;
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (flags & PERF_EF_START)
 		ndk_tlm_start(event, PERF_EF_RELOAD);
@@ -486,12 +719,22 @@ static int ndk_tlm_config_entry(const struct ndk_tlm_layout *l, u64 config)
 	}
 }
 
+/*
+ * Groups: our leader only (a foreign leader, software included, is refused:
+ * every accepted group is then served from one snapshot, and the perf core's
+ * software-led group paths are avoided), software siblings allowed, at most
+ * TLM_GROUP_MAX members so that a group always fits one batch.
+ */
 static bool ndk_tlm_group_ok(struct perf_event *event)
 {
 	struct perf_event *leader = event->group_leader;
 	struct perf_event *sib;
 
-	if (leader->pmu != event->pmu && !is_software_event(leader))
+	if (leader == event)
+		return true;
+	if (leader->pmu != event->pmu)
+		return false;
+	if (leader->nr_siblings + 2 > TLM_GROUP_MAX)
 		return false;
 	for_each_sibling_event(sib, leader) {
 		if (sib->pmu != event->pmu && !is_software_event(sib))
@@ -502,7 +745,17 @@ static bool ndk_tlm_group_ok(struct perf_event *event)
 
 static void ndk_tlm_event_destroy(struct perf_event *event)
 {
-	hwtel_io_put(&to_tlm(event->pmu)->io);
+	struct ndk_tlm *tlm = to_tlm(event->pmu);
+	unsigned long flags;
+	bool last;
+
+	ndk_tlm_undefer(tlm, event);
+	raw_spin_lock_irqsave(&tlm->lock, flags);
+	last = !--tlm->nr_events && tlm->dead;
+	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	hwtel_io_put(&tlm->io);
+	if (last)
+		schedule_delayed_work(&tlm->gone, TLM_GONE_DELAY);
 }
 
 static int ndk_tlm_event_init(struct perf_event *event)
@@ -525,10 +778,19 @@ static int ndk_tlm_event_init(struct perf_event *event)
 		return -EINVAL;
 	if (!hwtel_io_get(&tlm->io))
 		return -ENODEV;
+	raw_spin_lock_irq(&tlm->lock);
+	if (tlm->dead) {
+		raw_spin_unlock_irq(&tlm->lock);
+		hwtel_io_put(&tlm->io);
+		return -ENODEV;
+	}
+	tlm->nr_events++;
+	raw_spin_unlock_irq(&tlm->lock);
 
 	event->cpu = tlm->cpu;
 	event->hw.idx = entry;
 	event->hw.config = event->attr.config;
+	event->hw.flags = 0;
 	event->destroy = ndk_tlm_event_destroy;
 	return 0;
 }
@@ -563,42 +825,108 @@ static void ndk_tlm_poll_counters(struct ndk_tlm *tlm)
 	}
 }
 
+/* the first point of the grid @next + k * @period after @now */
+static ktime_t ndk_tlm_grid_next(ktime_t next, ktime_t now, u64 period)
+{
+	u64 k;
+
+	if (ktime_before(now, next))
+		return next;
+	k = div64_u64(ktime_to_ns(ktime_sub(now, next)), period) + 1;
+	return ktime_add_ns(next, k * period);
+}
+
+/*
+ * The timer wakes only for what is due: a wrap poll on its own grid
+ * (start + k * poll_ns, however late a callback runs), the flag check on
+ * its grid while someone listens, and otherwise a check for a new listener
+ * every TLM_LISTEN_CHECK_NS (generic netlink does not tell every kernel
+ * when a listener joins).
+ */
 static enum hrtimer_restart ndk_tlm_poll(struct hrtimer *t)
 {
 	struct ndk_tlm *tlm = container_of(t, struct ndk_tlm, poller);
-	ktime_t now = ktime_get();
+	ktime_t now = ktime_get(), exp;
 	unsigned long flags;
 	u32 fl = 0, new = 0;
 	bool listening = ndk_tlm_nl_listening();
 
-	if (ktime_compare(now, tlm->next_poll) >= 0) {
+	if (!ktime_before(now, tlm->next_poll)) {
 		ndk_tlm_poll_counters(tlm);
-		tlm->next_poll = ktime_add_ns(now, tlm->poll_ns);
+		tlm->next_poll = ndk_tlm_grid_next(tlm->next_poll, now,
+						   tlm->poll_ns);
 	}
+	exp = tlm->next_poll;
 
-	raw_spin_lock_irqsave(&tlm->lock, flags);
 	if (listening) {
-		fl = ndk_tlm_read_flags(tlm);
-		new = fl & ~tlm->flags_seen;
-		tlm->flags_seen = fl;
+		if (!ktime_before(now, tlm->next_flags)) {
+			raw_spin_lock_irqsave(&tlm->lock, flags);
+			fl = ndk_tlm_read_flags(tlm);
+			new = fl & ~tlm->flags_seen;
+			tlm->flags_seen = fl;
+			raw_spin_unlock_irqrestore(&tlm->lock, flags);
+			tlm->next_flags = ndk_tlm_grid_next(tlm->next_flags,
+							    now, tlm->tick_ns);
+		}
+		if (ktime_before(tlm->next_flags, exp))
+			exp = tlm->next_flags;
+	} else {
+		tlm->next_listen = ndk_tlm_grid_next(tlm->next_listen, now,
+						     TLM_LISTEN_CHECK_NS);
+		if (ktime_before(tlm->next_listen, exp))
+			exp = tlm->next_listen;
+		/* a new listener starts on the flag grid at once */
+		tlm->next_flags = tlm->next_listen;
 	}
-	raw_spin_unlock_irqrestore(&tlm->lock, flags);
 
 	if (new)
 		ndk_tlm_nl_notify(tlm, fl, new);
 
-	hrtimer_forward_now(t, ns_to_ktime(tlm->tick_ns));
+	hrtimer_set_expires(t, exp);
 	return HRTIMER_RESTART;
 }
 
-static u64 ndk_tlm_poll_period(const struct ndk_tlm_layout *l)
+/*
+ * Largest increment per cycle of the fastest clock any counter can make
+ * (contract, "Verified behaviour"): 1 for cycles, words, stalls, regions,
+ * brakes and bands; probe regions for frames and MVB items; probe regions x
+ * items per region for MFB items, where items per region is rounded up to a
+ * power of two because a malformed EOF_POS can count that far.
+ */
+static u64 ndk_tlm_max_inc(const struct ndk_tlm_layout *l)
 {
-	u64 ns = TLM_POLL_MAX_NS;
-	unsigned int mhz = max_clock_mhz ? max_clock_mhz : 1;
+	u32 ib = max_t(u32, l->item_bytes, 1);
+	u64 pcie, dma;
 
-	/* half the wrap time at the fastest clock: 2^W * 1000 / MHz / 2 ns */
-	if (l->cnt_width <= 50)
-		ns = min(ns, div_u64((1ULL << l->cnt_width) * 500, mhz));
+	pcie = (u64)max(l->pcie_regions, 1U) *
+	       roundup_pow_of_two(max3(l->bytes_rq, l->bytes_rc, ib) / ib);
+	dma = (u64)max(l->dma_regions, 1U) *
+	      roundup_pow_of_two(max3(l->bytes_up, l->bytes_down, ib) / ib);
+	return max(pcie, dma);
+}
+
+/*
+ * Half the time the fastest counter needs to wrap, less one drain's delta
+ * that can land at once: (2^W - DRAIN_PERIOD x inc) / (inc x clock) / 2.
+ */
+static u64 ndk_tlm_poll_period(struct ndk_tlm *tlm)
+{
+	const struct ndk_tlm_layout *l = &tlm->lay;
+	unsigned int mhz = max_clock_mhz ? max_clock_mhz : 1;
+	u64 inc = ndk_tlm_max_inc(l);
+	u64 span = l->cnt_width >= 64 ? U64_MAX : BIT_ULL(l->cnt_width);
+	u64 burst = (u64)max_t(u32, l->drain_period, 1) * inc;
+	u64 ns = TLM_POLL_MAX_NS, cyc;
+
+	if (burst >= span / 2) {
+		dev_warn(tlm->dev, "a %u-bit counter can wrap within one drain (%llu per cycle): totals are not exact\n",
+			 l->cnt_width, inc);
+		cyc = 0;
+	} else {
+		cyc = div64_u64(span - burst, inc) / 2;
+	}
+	if (cyc < div_u64(TLM_POLL_MAX_NS, 1000) * mhz)
+		ns = div_u64(cyc * 1000, mhz);
 	if (poll_ms)
 		ns = min(ns, (u64)poll_ms * NSEC_PER_MSEC);
 	return max(ns, TLM_POLL_MIN_NS);
@@ -791,6 +1119,32 @@ static const struct attribute_group *ndk_tlm_groups[] = {
 /* ------------------------------------------------------------------ */
 /* probe                                                              */
 
+/*
+ * Owner CPU: an online CPU of the device's NUMA node when it has one
+ * (@prefer if it is such a CPU), else @prefer or any online CPU; never
+ * @but. nr_cpu_ids when there is none.
+ */
+static unsigned int ndk_tlm_pick_cpu(struct ndk_tlm *tlm, unsigned int prefer,
+				     unsigned int but)
+{
+	int node = dev_to_node(tlm->dev);
+	unsigned int cpu;
+
+	if (node != NUMA_NO_NODE) {
+		if (prefer < nr_cpu_ids && prefer != but &&
+		    cpu_online(prefer) && cpu_to_node(prefer) == node)
+			return prefer;
+		for_each_cpu_and(cpu, cpumask_of_node(node), cpu_online_mask)
+			if (cpu != but)
+				return cpu;
+	}
+	if (prefer < nr_cpu_ids && prefer != but && cpu_online(prefer))
+		return prefer;
+	if (but >= nr_cpu_ids)
+		return cpumask_any(cpu_online_mask);
+	return cpumask_any_but(cpu_online_mask, but);
+}
+
 static int ndk_tlm_decode(struct ndk_tlm *tlm)
 {
 	struct ndk_tlm_layout *l = &tlm->lay;
@@ -871,15 +1225,100 @@ static int ndk_tlm_decode(struct ndk_tlm *tlm)
 	return 0;
 }
 
-static void ndk_tlm_unregister(void *data)
+static void ndk_tlm_free(struct ndk_tlm *tlm)
+{
+	free_percpu(tlm->pcpu);
+	kfree(tlm->entries);
+	kfree(tlm->name);
+	kfree(tlm);
+}
+
+/* probe failed before the PMU was registered */
+static void ndk_tlm_free_action(void *data)
 {
 	struct ndk_tlm *tlm = data;
 
+	if (!tlm->registered)
+		ndk_tlm_free(tlm);
+}
+
+/*
+ * A dead PMU's last event is gone: unregister it. Its memory stays on
+ * ndk_tlm_dead until module exit: the perf core may still be finishing
+ * with the last event when this runs.
+ */
+static void ndk_tlm_gone(struct work_struct *work)
+{
+	struct ndk_tlm *tlm = container_of(to_delayed_work(work),
+					   struct ndk_tlm, gone);
+
+	mutex_lock(&ndk_tlm_dead_lock);
+	if (!tlm->unregistered) {
+		perf_pmu_unregister(&tlm->pmu);
+		tlm->unregistered = true;
+	}
+	mutex_unlock(&ndk_tlm_dead_lock);
+}
+
+/*
+ * Device removal (unbind, module unload). Nothing touches the hardware
+ * after this: the lock orders every access before @dead. With events still
+ * open the PMU stays registered (6.1's perf_pmu_unregister() is unsafe with
+ * live events), frozen, until the last one is destroyed.
+ */
+static void ndk_tlm_unregister(void *data)
+{
+	struct ndk_tlm *tlm = data;
+	bool busy;
+
 	ndk_tlm_nl_del(tlm);
-	perf_pmu_unregister(&tlm->pmu);
-	cpuhp_state_remove_instance_nocalls(ndk_tlm_hp_state, &tlm->node);
 	hrtimer_cancel(&tlm->poller);
-	free_percpu(tlm->pcpu);
+	cpuhp_state_remove_instance_nocalls(ndk_tlm_hp_state, &tlm->node);
+	mutex_lock(&ndk_tlm_dead_lock);
+	raw_spin_lock_irq(&tlm->lock);
+	tlm->dead = true;
+	busy = tlm->nr_events;
+	raw_spin_unlock_irq(&tlm->lock);
+	if (busy) {
+		dev_info(tlm->dev, "%s: device removed with events open, counts frozen until they are closed\n",
+			 tlm->name);
+		list_add_tail(&tlm->dead_node, &ndk_tlm_dead);
+		mutex_unlock(&ndk_tlm_dead_lock);
+		return;
+	}
+	mutex_unlock(&ndk_tlm_dead_lock);
+	perf_pmu_unregister(&tlm->pmu);
+	ndk_tlm_free(tlm);
+}
+
+/*
+ * A PMU of the same name may still be registered, dead (its device went
+ * away with events open): unregister it now if its events are gone, else
+ * refuse.
+ */
+static int ndk_tlm_reap(struct device *dev, const char *name)
+{
+	struct ndk_tlm *old;
+	int ret = 0;
+
+	mutex_lock(&ndk_tlm_dead_lock);
+	list_for_each_entry(old, &ndk_tlm_dead, dead_node) {
+		if (old->unregistered || strcmp(old->name, name))
+			continue;
+		raw_spin_lock_irq(&old->lock);
+		if (old->nr_events)
+			ret = -EBUSY;
+		raw_spin_unlock_irq(&old->lock);
+		if (ret) {
+			dev_err(dev, "%s: events of the removed device are still open\n",
+				name);
+			break;
+		}
+		perf_pmu_unregister(&old->pmu);
+		old->unregistered = true;
+	}
+	mutex_unlock(&ndk_tlm_dead_lock);
+	return ret;
 }
 
 static int ndk_tlm_probe(struct platform_device *pdev)
@@ -891,12 +1330,17 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 	u32 magic, ver, i;
 	int ret;
 
-	tlm = devm_kzalloc(dev, sizeof(*tlm), GFP_KERNEL);
+	tlm = kzalloc(sizeof(*tlm), GFP_KERNEL);
 	if (!tlm)
 		return -ENOMEM;
+	ret = devm_add_action_or_reset(dev, ndk_tlm_free_action, tlm);
+	if (ret)
+		return ret;
 	tlm->dev = dev;
 	raw_spin_lock_init(&tlm->lock);
 	INIT_LIST_HEAD(&tlm->list);
+	INIT_LIST_HEAD(&tlm->dead_node);
+	INIT_DELAYED_WORK(&tlm->gone, ndk_tlm_gone);
 
 	res = hwtel_io_map(pdev, &tlm->io);
 	if (IS_ERR(res))
@@ -929,12 +1373,15 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 		return -ENODEV;
 	}
 
-	tlm->entries = devm_kcalloc(dev, tlm->lay.entries_used,
-				    sizeof(*tlm->entries), GFP_KERNEL);
-	tlm->name = devm_kasprintf(dev, GFP_KERNEL, "ndk_pcie_tlm_%llx",
-				   (unsigned long long)tlm->base_addr);
+	tlm->entries = kcalloc(tlm->lay.entries_used, sizeof(*tlm->entries),
+			       GFP_KERNEL);
+	tlm->name = kasprintf(GFP_KERNEL, "ndk_pcie_tlm_%llx",
+			      (unsigned long long)tlm->base_addr);
 	if (!tlm->entries || !tlm->name)
 		return -ENOMEM;
+	ret = ndk_tlm_reap(dev, tlm->name);
+	if (ret)
+		return ret;
 
 	/* the window shows the snapshot copy; start from what it holds */
 	hwtel_writel(&tlm->io, 0, NDK_TLM_READ_SEL);
@@ -953,12 +1400,15 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 	if (!tlm->pcpu)
 		return -ENOMEM;
 
-	tlm->poll_ns = ndk_tlm_poll_period(&tlm->lay);
-	tlm->tick_ns = min_t(u64, tlm->poll_ns,
-			     max_t(u64, flags_poll_ms, 1) * NSEC_PER_MSEC);
-	tlm->next_poll = ktime_add_ns(ktime_get(), tlm->poll_ns);
+	tlm->poll_ns = ndk_tlm_poll_period(tlm);
+	tlm->tick_ns = max_t(u64, flags_poll_ms, 1) * NSEC_PER_MSEC;
+	/*
+	 * A soft timer: nothing cancels it with interrupts off (pmu->del does
+	 * not touch it), and its callback sends netlink messages, which an RT
+	 * kernel cannot do from hard interrupt context.
+	 */
 	hrtimer_setup(&tlm->poller, ndk_tlm_poll, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_SOFT);
+		      HRTIMER_MODE_ABS_SOFT);
 
 	tlm->pmu = (struct pmu) {
 		.module		= THIS_MODULE,
@@ -979,25 +1429,36 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 	};
 	hwtel_pmu_set_parent(&tlm->pmu, dev);
 
-	tlm->cpu = raw_smp_processor_id();
+	/*
+	 * Register the PMU first, then the hotplug instance (and remove in the
+	 * reverse order): a hotplug callback only ever migrates a registered
+	 * PMU. 6.1's perf_pmu_unregister() frees the CPU contexts that
+	 * perf_pmu_migrate_context() uses.
+	 */
+	tlm->cpu = ndk_tlm_pick_cpu(tlm, raw_smp_processor_id(), nr_cpu_ids);
+	platform_set_drvdata(pdev, tlm);
+	ret = perf_pmu_register(&tlm->pmu, tlm->name, -1);
+	if (ret)
+		return ret;
 	ret = cpuhp_state_add_instance_nocalls(ndk_tlm_hp_state, &tlm->node);
 	if (ret) {
-		free_percpu(tlm->pcpu);
+		perf_pmu_unregister(&tlm->pmu);
 		return ret;
 	}
-	platform_set_drvdata(pdev, tlm);
-	hrtimer_start(&tlm->poller, ns_to_ktime(tlm->tick_ns),
-		      HRTIMER_MODE_REL_SOFT);
-
-	ret = perf_pmu_register(&tlm->pmu, tlm->name, -1);
-	if (ret) {
-		hrtimer_cancel(&tlm->poller);
-		cpuhp_state_remove_instance_nocalls(ndk_tlm_hp_state, &tlm->node);
-		free_percpu(tlm->pcpu);
-		return ret;
-	}
+	/* the owner may have gone while no hotplug callback could see it */
+	cpus_read_lock();
+	if (tlm->cpu >= nr_cpu_ids || !cpu_online(tlm->cpu))
+		tlm->cpu = ndk_tlm_pick_cpu(tlm, nr_cpu_ids, nr_cpu_ids);
+	cpus_read_unlock();
+	tlm->next_poll = ktime_add_ns(ktime_get(), tlm->poll_ns);
+	tlm->next_listen = ktime_add_ns(ktime_get(), TLM_LISTEN_CHECK_NS);
+	tlm->next_flags = tlm->next_listen;
+	hrtimer_start(&tlm->poller, ktime_before(tlm->next_listen, tlm->next_poll) ?
+		      tlm->next_listen : tlm->next_poll, HRTIMER_MODE_ABS_SOFT);
 	ndk_tlm_nl_add(tlm);
 
+	/* from here ndk_tlm_unregister() owns @tlm, even if this fails */
+	tlm->registered = true;
 	ret = devm_add_action_or_reset(dev, ndk_tlm_unregister, tlm);
 	if (ret)
 		return ret;
@@ -1016,6 +1477,7 @@ static int ndk_tlm_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct ndk_tlm *tlm = hlist_entry_safe(node, struct ndk_tlm, node);
 
+	/* no owner since the last CPU went: this one takes over */
 	if (tlm->cpu >= nr_cpu_ids)
 		tlm->cpu = cpu;
 	return 0;
@@ -1024,16 +1486,32 @@ static int ndk_tlm_cpu_online(unsigned int cpu, struct hlist_node *node)
 static int ndk_tlm_cpu_offline(unsigned int cpu, struct hlist_node *node)
 {
 	struct ndk_tlm *tlm = hlist_entry_safe(node, struct ndk_tlm, node);
+	struct ndk_tlm_pcpu *pc;
 	unsigned int target;
 
 	if (cpu != tlm->cpu)
 		return 0;
-	target = cpumask_any_but(cpu_online_mask, cpu);
+	target = ndk_tlm_pick_cpu(tlm, nr_cpu_ids, cpu);
 	if (target >= nr_cpu_ids) {
 		tlm->cpu = nr_cpu_ids;
 		return 0;
 	}
+	/*
+	 * This runs on the CPU going away, where the events are stopped: hold
+	 * their updates back and serve them from one snapshot after the move.
+	 * The moved events start on @target without a snapshot of their own
+	 * (TLM_F_MOVED), so a running group stays one instant.
+	 */
+	WRITE_ONCE(tlm->migrating, true);
+	local_irq_disable();
+	pc = this_cpu_ptr(tlm->pcpu);
+	pc->hold |= TLM_HOLD_MIGRATE;
+	local_irq_enable();
 	perf_pmu_migrate_context(&tlm->pmu, cpu, target);
+	local_irq_disable();
+	ndk_tlm_release(tlm, TLM_HOLD_MIGRATE);
+	local_irq_enable();
+	WRITE_ONCE(tlm->migrating, false);
 	tlm->cpu = target;
 	return 0;
 }
@@ -1054,7 +1532,6 @@ static struct platform_driver ndk_tlm_driver = {
 	.driver = {
 		.name = "ndk-pcie-tlm",
 		.of_match_table = ndk_tlm_of_match,
-		.suppress_bind_attrs = true,
 	},
 	.probe = ndk_tlm_probe,
 	.id_table = ndk_tlm_id_table,
@@ -1088,7 +1565,17 @@ err_hp:
 
 static void __exit ndk_tlm_exit(void)
 {
+	struct ndk_tlm *tlm, *tmp;
+
 	platform_driver_unregister(&ndk_tlm_driver);
+	/* no event is open (each holds the module): end the dead PMUs now */
+	list_for_each_entry_safe(tlm, tmp, &ndk_tlm_dead, dead_node) {
+		cancel_delayed_work_sync(&tlm->gone);
+		if (!tlm->unregistered)
+			perf_pmu_unregister(&tlm->pmu);
+		list_del(&tlm->dead_node);
+		ndk_tlm_free(tlm);
+	}
 	ndk_tlm_nl_exit();
 	cpuhp_remove_multi_state(ndk_tlm_hp_state);
 }

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Probe/remove against CPU hotplug (issue 8, defects 14 and 18): while CPUs
+# 1..3 go offline and online in a loop, the model is loaded and unloaded
+# (its devices come and go, so the driver probes and removes), sometimes
+# with an event opened and closed in between. The PMU must always name an
+# online owner CPU, and nothing may splat (run_in_vm checks dmesg).
+
+. "$(dirname "$0")/pcie_lib.sh"
+
+SEQ=${HWTEL_BUILD:-/nonexistent}/selftests-bin/pcie/pcie_seq
+trap 'kill $hp 2>/dev/null; wait; for c in 1 2 3; do echo 1 > /sys/devices/system/cpu/cpu$c/online 2>/dev/null; done; pcie_unload' EXIT
+
+tap_plan 3
+pcie_unload
+modprobe ndk_pcie_tlm || { tap_fail "driver loads"; tap_done; }
+tap_ok "driver loads"
+
+(
+	while :; do
+		for c in 1 2 3; do
+			echo 0 > /sys/devices/system/cpu/cpu$c/online 2>/dev/null
+			echo 1 > /sys/devices/system/cpu/cpu$c/online 2>/dev/null
+		done
+	done
+) &
+hp=$!
+
+bad=0
+for i in $(seq 1 20); do
+	modprobe hwtel_sim_pcie || { bad=$((bad + 1)); continue; }
+	own=$(cat "$DEV/cpumask" 2>/dev/null)
+	if [ -z "$own" ] || [ "$(cat /sys/devices/system/cpu/cpu$own/online 2>/dev/null || echo 1)" != 1 ]; then
+		# the owner may be moving right now: look again
+		sleep 0.2
+		own=$(cat "$DEV/cpumask" 2>/dev/null)
+		[ "$(cat /sys/devices/system/cpu/cpu$own/online 2>/dev/null || echo 1)" = 1 ] ||
+			bad=$((bad + 1))
+	fi
+	[ $((i % 2)) -eq 0 ] && "$SEQ" "$PMU" o:words,ep=0,bus=0 e r c > /dev/null 2>&1
+	modprobe -r hwtel_sim_pcie || bad=$((bad + 1))
+done
+kill $hp
+wait $hp 2>/dev/null
+tap_eq "20 probe/remove cycles under hotplug: owner online, unload ok" 0 "$bad"
+modprobe hwtel_sim_pcie
+tap_check "PMU present after the churn" test -d "$DEV"
+tap_done

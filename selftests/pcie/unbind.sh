@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Device removal with events open (issue 8, defect 17): the driver is
+# unbound from the model's device through sysfs while an event counts. The
+# event then reads its last value (a group read fails with ENODEV), nothing
+# touches the device, a rebind is refused while the old event is open
+# (EBUSY), and after the close the device binds again and counts exactly.
+# The idle model moves only what is injected. run_in_vm checks dmesg.
+
+. "$(dirname "$0")/pcie_lib.sh"
+
+SEQ=${HWTEL_BUILD:-/nonexistent}/selftests-bin/pcie/pcie_seq
+DRV=/sys/bus/platform/drivers/ndk-pcie-tlm
+PDEV=ndk-pcie-tlm-sim.0
+trap 'echo $PDEV > $DRV/bind 2>/dev/null; pcie_unload' EXIT
+
+tap_plan 6
+if ! pcie_load || [ ! -d "$DEV" ]; then
+	tap_fail "model and driver load"
+	tap_done
+fi
+tap_ok "model and driver load"
+
+A=words,ep=0,bus=0
+f=/tmp/unbind.$$
+out=$("$SEQ" "$PMU" o:$A e "x:echo '$A 10' > $DBG/inject" r \
+	"x:echo $PDEV > $DRV/unbind; echo unbind \$? > $f" \
+	"x:echo '$A 5' > $DBG/inject" "x:echo 0 > $DBG/stats" r \
+	"x:sed -n 's/^reads //p' $DBG/stats >> $f" \
+	"x:echo $PDEV > $DRV/bind 2>/dev/null; echo bind \$? >> $f" c 2>&1)
+tap_diag "$out $(cat $f)"
+tap_eq "counts before the removal, frozen after it (group read ENODEV)" \
+	"o ok r 10 r E19" "$(echo $out)"
+tap_eq "unbind with an event open succeeds" "unbind 0" "$(sed -n 1p $f)"
+tap_eq "no register access after the removal" 0 "$(sed -n 2p $f)"
+tap_eq "rebind while the old event is open is refused" "bind 1" "$(sed -n 3p $f)"
+rm -f $f
+echo $PDEV > $DRV/bind
+out=$("$SEQ" "$PMU" o:$A e "x:echo '$A 3' > $DBG/inject" r c 2>&1)
+tap_eq "after the close: rebinds and counts exactly" "o ok r 3" "$(echo $out)"
+tap_done
