@@ -381,6 +381,7 @@ struct tlm_sim {
 
 	struct tlm_drain pdrain, ddrain;
 	u64 *live, *snap, *pending;
+	u64 *truth;		/* every count that landed, never cleared (mod 2^64) */
 	bool pending_valid;
 	bool cmd_fresh;		/* the last MI access was a COMMAND write */
 	bool overload;		/* the accumulator drops every bus delta */
@@ -574,8 +575,10 @@ static void tlm_land(struct tlm_sim *sim, bool dma, const u64 *vec,
 
 	for (ep = 0; ep < lay.endpoints; ep++) {
 		base = ep * lay.cpe + (dma ? lay.pcie_ch : 0);
-		for (k = from; k < to; k++)
+		for (k = from; k < to; k++) {
 			tlm_add(sim, base + k, vec[k]);
+			sim->truth[base + k] += vec[k];
+		}
 	}
 }
 
@@ -1102,10 +1105,12 @@ static ssize_t tlm_counter_write(struct file *file, const char __user *ubuf,
 
 	spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_advance(sim, ktime_get_ns());
-	if (inject)
+	if (inject) {
 		tlm_add(sim, entry, num);
-	else
+		sim->truth[entry] += num;
+	} else {
 		sim->live[entry] = num;
+	}
 	spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
@@ -1792,8 +1797,8 @@ static int tlm_regs_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(tlm_regs);
 
-/* Live counters "<entry> <value>", all taken at one instant */
-static int tlm_counters_show(struct seq_file *m, void *unused)
+/* Live counters (or ground truth) "<entry> <value>", all of one instant */
+static int tlm_dump_show(struct seq_file *m, bool truth)
 {
 	struct tlm_sim *sim = m->private;
 	unsigned long irqflags;
@@ -1805,14 +1810,26 @@ static int tlm_counters_show(struct seq_file *m, void *unused)
 		return -ENOMEM;
 	spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_advance(sim, ktime_get_ns());
-	memcpy(copy, sim->live, lay.used * sizeof(*copy));
+	memcpy(copy, truth ? sim->truth : sim->live, lay.used * sizeof(*copy));
 	spin_unlock_irqrestore(&sim->lock, irqflags);
 	for (i = 0; i < lay.used; i++)
 		seq_printf(m, "%u %llu\n", i, copy[i]);
 	kfree(copy);
 	return 0;
 }
+
+static int tlm_counters_show(struct seq_file *m, void *unused)
+{
+	return tlm_dump_show(m, false);
+}
 DEFINE_SHOW_ATTRIBUTE(tlm_counters);
+
+/* Ground truth: every delta and injection that landed since the load */
+static int tlm_truth_show(struct seq_file *m, void *unused)
+{
+	return tlm_dump_show(m, true);
+}
+DEFINE_SHOW_ATTRIBUTE(tlm_truth);
 
 /* ---------------------------------------------------------------------- */
 /* Setup                                                                  */
@@ -1929,6 +1946,7 @@ static void tlm_destroy(struct tlm_sim *sim)
 	kvfree(sim->live);
 	kvfree(sim->snap);
 	kvfree(sim->pending);
+	kvfree(sim->truth);
 	kfree(sim);
 }
 
@@ -1948,7 +1966,8 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	sim->live = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
 	sim->snap = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
 	sim->pending = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
-	if (!sim->live || !sim->snap || !sim->pending) {
+	sim->truth = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
+	if (!sim->live || !sim->snap || !sim->pending || !sim->truth) {
 		tlm_destroy(sim);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -1994,6 +2013,7 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	debugfs_create_file("stats", 0600, sim->dir, sim, &tlm_stats_fops);
 	debugfs_create_file("regs", 0400, sim->dir, sim, &tlm_regs_fops);
 	debugfs_create_file("counters", 0400, sim->dir, sim, &tlm_counters_fops);
+	debugfs_create_file("truth", 0400, sim->dir, sim, &tlm_truth_fops);
 	debugfs_create_file("mmio", 0600, sim->dir, sim, &tlm_mmio_fops);
 
 	res.start = sim->base;
