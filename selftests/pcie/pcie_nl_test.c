@@ -555,6 +555,79 @@ TEST_F(nl, privileges_reads)
 	EXPECT_EQ(4, pcie_stat(PCIE_PMU, "snapshots"));
 }
 
+/* the model's ground truth (debugfs "truth") of entries 0..n-1 */
+static int read_truth(uint64_t *v, int n)
+{
+	static char buf[1 << 16];
+	char path[256], *p = buf;
+	int i;
+
+	snprintf(path, sizeof(path), PCIE_DBG "%s/truth", PCIE_PMU);
+	if (pcie_read_file(path, buf, sizeof(buf)))
+		return -1;
+	for (i = 0; i < n && p && *p; i++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return -1;
+		v[i] = strtoull(p + 1, &p, 10);
+	}
+	return i == n ? 0 : -1;
+}
+
+/*
+ * Exact CLEAR under traffic: seed traffic at 400 MHz (a drain every
+ * 10.24 us), 20 counter clears while perf counts cycles, RQ words and RQ
+ * items. Oracle: the model's ground truth (every delta that landed, which
+ * no CLEAR touches). perf totals equal the truth delta exactly; the totals
+ * after the last clear lie between the truth deltas since just after and
+ * just before that clear request (the clear's snapshot is between the two).
+ */
+TEST(clear_exact_under_traffic)
+{
+	static const int ent[3] = { 0, 1, 6 };
+	static const uint64_t cfg[3] = {
+		PCIE_CFG(K_PCIE_CYCLES, 0, 0, 0), PCIE_CFG(K_WORDS, 0, 0, 0),
+		PCIE_CFG(K_ITEMS, 0, 0, 0),
+	};
+	uint64_t t0[52], tb[52], ta[52], t1[52], v[64];
+	struct nl_sock *sk;
+	int fam, fd[3], i, k;
+
+	ASSERT_EQ(0, pcie_load(NULL, NULL));
+	sk = nl_open(&fam);
+	ASSERT_NE(NULL, sk);
+	for (k = 0; k < 3; k++) {
+		fd[k] = pcie_open(PCIE_PMU, cfg[k], -1, 0);
+		ASSERT_LE(0, fd[k]);
+		ASSERT_EQ(0, ioctl(fd[k], PERF_EVENT_IOC_ENABLE, 0));
+	}
+	/* idle: every count has landed, the events started at t0 */
+	ASSERT_EQ(0, read_truth(t0, 52));
+	ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "profile", "seed"));
+	for (i = 0; i < 20; i++) {
+		usleep(2000);
+		ASSERT_EQ(0, read_truth(tb, 52));
+		ASSERT_EQ(0, do_clear(sk, fam, NDK_PCIE_TLM_CLEAR_COUNTERS));
+		ASSERT_EQ(0, read_truth(ta, 52));
+	}
+	usleep(2000);
+	ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "profile", "idle"));
+	ASSERT_EQ(0, read_truth(t1, 52));
+	ASSERT_LT(t0[0], t1[0]);
+	for (k = 0; k < 3; k++) {
+		EXPECT_EQ(t1[ent[k]] - t0[ent[k]], (uint64_t)pcie_read1(fd[k]))
+			TH_LOG("perf total of entry %d", ent[k]);
+		close(fd[k]);
+	}
+	ASSERT_EQ(52, get_totals(sk, fam, v, 64));
+	for (i = 0; i < 52; i++) {
+		EXPECT_LE(t1[i] - ta[i], v[i]) TH_LOG("entry %d since the clear", i);
+		EXPECT_GE(t1[i] - tb[i], v[i]) TH_LOG("entry %d since the clear", i);
+	}
+	nl_socket_free(sk);
+	pcie_unload();
+}
+
 /*
  * The largest layout the registers describe: 16 endpoints of 254 counters
  * (35 PCIe channels + 219 DMA channels: 1 port, 103 regions; the two probe
