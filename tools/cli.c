@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -694,11 +695,28 @@ static int cmd_list(void)
 	return HWTEL_EXIT_OK;
 }
 
+/*
+ * An interval report opens one perf event per counter (up to 16 x 255 at
+ * the largest layout): raise the descriptor soft limit to the hard limit,
+ * as perf does, before opening anything.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 int hwtel_main(int argc, char **argv)
 {
 	struct hwtel_opts o;
 	struct sigaction sa;
 	int ret;
+
+	raise_nofile();
 
 	ret = hwtel_parse_args(argc, argv, &o, stdout, stderr);
 	if (ret >= 0)
