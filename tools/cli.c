@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -697,6 +698,21 @@ static int cmd_list(void)
 	return HWTEL_EXIT_OK;
 }
 
+/*
+ * An interval report opens one perf event per counter (up to 16 x 255 at
+ * the largest layout): raise the descriptor soft limit to the hard limit,
+ * as perf does, before opening anything.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 int hwtel_main(int argc, char **argv)
 {
 	struct hwtel_opts o;
@@ -705,6 +721,8 @@ int hwtel_main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "gpu"))
 		return hwtel_gpu_main(argc - 1, argv + 1);
+	raise_nofile();
+
 	ret = hwtel_parse_args(argc, argv, &o, stdout, stderr);
 	if (ret >= 0)
 		return ret;

@@ -63,6 +63,7 @@
 #define TLM_PCIE_TAGS		0x0080
 #define TLM_PCIE_STFIFO		0x00c0
 #define TLM_EP_REGS_END		0x0100
+#define TLM_REG_ALIAS		0x0100	/* registers repeat every 0x100 bytes */
 #define TLM_CNT_BASE		0x8000
 
 #define TLM_CMD_SNAPSHOT	BIT(0)
@@ -87,6 +88,13 @@
 #define TLM_PCIE_STATUS_MASK	GENMASK(9, 0)
 /* link up, RCB 64 B, no 10-bit tag, extended tag, MRRS 4096 B, MPS 512 B */
 #define TLM_PCIE_STATUS_DEF	(BIT(9) | BIT(6) | (5 << 3) | 2)
+/* lowest values after reset, CLEAR or CLEAR MARKS, until the next drain */
+#define TLM_TAGS_LOW_RESET	0x7ff
+#define TLM_FIFO_LOW_RESET	0xffff
+/* MI cycles BUSY stays high: 2 x ENTRIES + these */
+#define TLM_BUSY_SNAP_EXTRA	4
+#define TLM_BUSY_CLEAR_EXTRA	1
+#define TLM_MAX_CH		255	/* channels of one probe */
 
 #define TLM_BASE		0x3fff00000000ULL
 #define TLM_STRIDE		0x100000ULL
@@ -178,6 +186,15 @@ MODULE_PARM_DESC(version, "Value of the VERSION register, (major << 16) | minor"
 static char *profile = "idle";
 module_param(profile, charp, 0444);
 MODULE_PARM_DESC(profile, "Initial traffic profile: idle, seed or busy");
+static bool ideal;
+module_param(ideal, bool, 0444);
+MODULE_PARM_DESC(ideal, "Idealised block: every channel drains at the same instant, padding regions never count (default: faithful)");
+static unsigned int mi_mhz = 125;
+module_param(mi_mhz, uint, 0444);
+MODULE_PARM_DESC(mi_mhz, "MI bus clock in MHz, sets the BUSY time (1..1000, default 125)");
+static unsigned int drain_slot;
+module_param(drain_slot, uint, 0444);
+MODULE_PARM_DESC(drain_slot, "Probe cycles between the drains of two channels (0: the sweep spans half a drain period)");
 
 /* ---------------------------------------------------------------------- */
 /* Layout derived from the parameters (same for every instance)           */
@@ -189,6 +206,7 @@ struct tlm_layout {
 	unsigned int rp, rd;		/* regions of the PCIe / DMA probe */
 	unsigned int pcie_ch, dma_ch, cpe, used, entries;
 	unsigned int width, drain;
+	unsigned int slot[2];		/* drain slot of the PCIe / DMA probe */
 	u64 mask;
 	u32 cfg_topology, cfg_layout, cfg_pcie, cfg_dma, cfg_drain;
 	u32 cfg_regions, cfg_width, cfg_hist, cfg_capacity, cfg_width_dma;
@@ -324,8 +342,19 @@ struct tlm_rem {
 struct tlm_delta {
 	u64 cycles;
 	u64 bus[2][TLM_PROF_FIELDS];
+	u64 pad[2];		/* each padding region of the bus (faithful) */
 	u64 brake[TLM_REASONS];
 	u64 band[TLM_HISTS][TLM_BANDS];
+};
+
+/*
+ * One probe kind's drain in progress: the deltas of the last drain period
+ * per channel of the probe (the same for every endpoint and port), of which
+ * channels below @done have landed in the live counters.
+ */
+struct tlm_drain {
+	u64 ch[TLM_MAX_CH];
+	unsigned int done, nch;
 };
 
 struct tlm_sim;
@@ -350,15 +379,24 @@ struct tlm_sim {
 	struct tlm_clock pclk, dclk;
 	struct tlm_rem rem;
 
+	struct tlm_drain pdrain, ddrain;
 	u64 *live, *snap, *pending;
+	u64 *truth;		/* every count that landed, never cleared (mod 2^64) */
 	bool pending_valid;
-	u64 busy_until, busy_ns;
+	bool cmd_fresh;		/* the last MI access was a COMMAND write */
+	bool overload;		/* the accumulator drops every bus delta */
+	u64 busy_until, busy_ns, busy_clear_ns;
 	u32 flags;		/* TLM_ST_LOST_DELTA | TLM_ST_OVERRUN */
 	u32 read_sel;
 
+	/* gauge registers, updated once per PCIe drain period */
 	u32 pcie_status[TLM_MAX_EP];
 	u32 tags_now[TLM_MAX_EP], tags_low[TLM_MAX_EP];
 	u32 fifo_now[TLM_MAX_EP], fifo_low[TLM_MAX_EP];
+	/* their inputs: level now and lowest since the last drain */
+	u32 in_status[TLM_MAX_EP];
+	u32 in_tags[TLM_MAX_EP], in_tags_min[TLM_MAX_EP];
+	u32 in_fifo[TLM_MAX_EP], in_fifo_min[TLM_MAX_EP];
 
 	struct tlm_stats stats;
 	u32 mmio_off;		/* register selected by the mmio file */
@@ -397,12 +435,13 @@ static u64 tlm_frac(u64 rate, u32 den, u64 cyc, u64 *rem)
 
 /* Deltas of bus kind @kind over @cyc cycles, with the contract's invariants */
 static void tlm_bus_step(struct tlm_sim *sim, unsigned int kind, u32 den,
-			 u64 cyc, u64 *d)
+			 u64 cyc, u64 *d, u64 *pad)
 {
 	const struct tlm_bus_prof *bp = &sim->prof.bus[kind];
+	unsigned int preg = kind < TLM_UP ? lay.rp : lay.rd;
 	u64 *rem = sim->rem.bus[kind];
 	u64 nreg = lay.regions[kind];
-	u64 words, v;
+	u64 words, frames, v;
 	unsigned int f;
 
 	words = min(tlm_frac(bp->rate[F_WORDS], den, cyc, &rem[F_WORDS]), cyc);
@@ -412,6 +451,7 @@ static void tlm_bus_step(struct tlm_sim *sim, unsigned int kind, u32 den,
 	v = tlm_frac(bp->rate[F_FRAMES], den, cyc, &rem[F_FRAMES]);
 	v = min(v, words * nreg);
 	d[F_FRAMES] += v;
+	frames = v;
 	if (kind == TLM_UP || kind == TLM_DOWN) {
 		u64 mvb = tlm_frac(bp->rate[F_MVB], den, cyc, &rem[F_MVB]);
 
@@ -436,6 +476,16 @@ static void tlm_bus_step(struct tlm_sim *sim, unsigned int kind, u32 den,
 		v = tlm_frac(bp->rate[f], den, cyc, &rem[f]);
 		d[f] += min(v, words);
 	}
+	/*
+	 * The block: on a bus narrower than its probe, the padding regions
+	 * count in every word of a frame longer than one word. The model
+	 * takes the words that start no frame as such words.
+	 */
+	if (!ideal && preg > nreg) {
+		v = words - min(frames, words);
+		*pad += v;
+		d[F_ITEMS] += v * lay.items[kind] * (preg - nreg);
+	}
 }
 
 static void tlm_pcie_step(struct tlm_sim *sim, u64 cyc, struct tlm_delta *d)
@@ -444,8 +494,8 @@ static void tlm_pcie_step(struct tlm_sim *sim, u64 cyc, struct tlm_delta *d)
 	u64 v, sum;
 
 	d->cycles += cyc;
-	tlm_bus_step(sim, TLM_RQ, TLM_REF_PCIE_HZ, cyc, d->bus[0]);
-	tlm_bus_step(sim, TLM_RC, TLM_REF_PCIE_HZ, cyc, d->bus[1]);
+	tlm_bus_step(sim, TLM_RQ, TLM_REF_PCIE_HZ, cyc, d->bus[0], &d->pad[0]);
+	tlm_bus_step(sim, TLM_RC, TLM_REF_PCIE_HZ, cyc, d->bus[1], &d->pad[1]);
 	for (k = 0; k < TLM_REASONS; k++) {
 		v = tlm_frac(sim->prof.brake[k], TLM_REF_PCIE_HZ, cyc,
 			     &sim->rem.brake[k]);
@@ -468,8 +518,8 @@ static void tlm_pcie_step(struct tlm_sim *sim, u64 cyc, struct tlm_delta *d)
 static void tlm_dma_step(struct tlm_sim *sim, u64 cyc, struct tlm_delta *d)
 {
 	d->cycles += cyc;
-	tlm_bus_step(sim, TLM_UP, TLM_REF_DMA_HZ, cyc, d->bus[0]);
-	tlm_bus_step(sim, TLM_DOWN, TLM_REF_DMA_HZ, cyc, d->bus[1]);
+	tlm_bus_step(sim, TLM_UP, TLM_REF_DMA_HZ, cyc, d->bus[0], &d->pad[0]);
+	tlm_bus_step(sim, TLM_DOWN, TLM_REF_DMA_HZ, cyc, d->bus[1], &d->pad[1]);
 }
 
 static inline void tlm_add(struct tlm_sim *sim, unsigned int entry, u64 d)
@@ -477,114 +527,188 @@ static inline void tlm_add(struct tlm_sim *sim, unsigned int entry, u64 d)
 	sim->live[entry] = (sim->live[entry] + d) & lay.mask;
 }
 
-/* Add the deltas of one bus to the counters of a probe bus at channel @ch */
-static void tlm_add_bus(struct tlm_sim *sim, unsigned int ch, unsigned int kind,
-			const u64 *d)
+/* Per-channel deltas of one bus of a probe, at probe channel @ch */
+static void tlm_vec_bus(u64 *vec, unsigned int ch, unsigned int kind,
+			unsigned int preg, const u64 *d, u64 pad)
 {
 	unsigned int f, r;
 
 	for (f = 0; f < F_REGION; f++)
-		tlm_add(sim, ch + f, d[f]);
-	for (r = 0; r < lay.regions[kind]; r++)
-		tlm_add(sim, ch + F_REGION + r,
-			d[F_REGION + min(r, TLM_PROF_REGIONS - 1U)]);
+		vec[ch + f] = d[f];
+	for (r = 0; r < preg; r++)
+		vec[ch + F_REGION + r] = r < lay.regions[kind] ?
+			d[F_REGION + min(r, TLM_PROF_REGIONS - 1U)] : pad;
 }
 
-static void tlm_apply_pcie(struct tlm_sim *sim, const struct tlm_delta *d)
+static void tlm_vec_pcie(u64 *vec, const struct tlm_delta *d)
 {
-	unsigned int ep, k, h, b, base, brk;
+	unsigned int k, h, b, brk;
 
-	for (ep = 0; ep < lay.endpoints; ep++) {
-		base = ep * lay.cpe;
-		tlm_add(sim, base, d->cycles);
+	vec[0] = d->cycles;
+	for (b = 0; b < 2; b++)
+		tlm_vec_bus(vec, 1 + b * (TLM_BUS_FIELDS + lay.rp), TLM_RQ + b,
+			    lay.rp, d->bus[b], d->pad[b]);
+	brk = 1 + 2 * (TLM_BUS_FIELDS + lay.rp);
+	for (k = 0; k < TLM_REASONS; k++)
+		vec[brk + k] = d->brake[k];
+	for (h = 0; h < TLM_HISTS; h++)
+		for (k = 0; k < TLM_BANDS; k++)
+			vec[brk + TLM_REASONS + h * TLM_BANDS + k] = d->band[h][k];
+}
+
+static void tlm_vec_dma(u64 *vec, const struct tlm_delta *d)
+{
+	unsigned int p, b;
+
+	vec[0] = d->cycles;
+	for (p = 0; p < lay.ports; p++)
 		for (b = 0; b < 2; b++)
-			tlm_add_bus(sim, base + 1 + b * (TLM_BUS_FIELDS + lay.rp),
-				    TLM_RQ + b, d->bus[b]);
-		brk = base + 1 + 2 * (TLM_BUS_FIELDS + lay.rp);
-		for (k = 0; k < TLM_REASONS; k++)
-			tlm_add(sim, brk + k, d->brake[k]);
-		for (h = 0; h < TLM_HISTS; h++)
-			for (k = 0; k < TLM_BANDS; k++)
-				tlm_add(sim, brk + TLM_REASONS + h * TLM_BANDS + k,
-					d->band[h][k]);
-	}
+			tlm_vec_bus(vec, 1 + (2 * p + b) * (TLM_BUS_FIELDS + lay.rd),
+				    TLM_UP + b, lay.rd, d->bus[b], d->pad[b]);
 }
 
-static void tlm_apply_dma(struct tlm_sim *sim, const struct tlm_delta *d)
+/* Land channels [@from, @to) of probe @dma's drain in every endpoint */
+static void tlm_land(struct tlm_sim *sim, bool dma, const u64 *vec,
+		     unsigned int from, unsigned int to)
 {
-	unsigned int ep, p, b, base;
+	unsigned int ep, k, base;
 
 	for (ep = 0; ep < lay.endpoints; ep++) {
-		base = ep * lay.cpe + lay.pcie_ch;
-		tlm_add(sim, base, d->cycles);
-		for (p = 0; p < lay.ports; p++)
-			for (b = 0; b < 2; b++)
-				tlm_add_bus(sim, base + 1 +
-					    (2 * p + b) * (TLM_BUS_FIELDS + lay.rd),
-					    TLM_UP + b, d->bus[b]);
+		base = ep * lay.cpe + (dma ? lay.pcie_ch : 0);
+		for (k = from; k < to; k++) {
+			tlm_add(sim, base + k, vec[k]);
+			sim->truth[base + k] += vec[k];
+		}
 	}
 }
 
+/*
+ * Gauges take their inputs once per PCIe drain period: the level now and
+ * the lowest level seen during the period.
+ */
 static void tlm_fold_gauges(struct tlm_sim *sim)
 {
 	unsigned int ep;
 
 	for (ep = 0; ep < lay.endpoints; ep++) {
-		sim->tags_now[ep] = sim->prof.tags_now;
-		sim->fifo_now[ep] = sim->prof.fifo_now;
-		sim->tags_low[ep] = min(sim->tags_low[ep], sim->prof.tags_low);
-		sim->fifo_low[ep] = min(sim->fifo_low[ep], sim->prof.fifo_low);
+		if (sim->prof.active) {
+			sim->in_tags[ep] = sim->prof.tags_now;
+			sim->in_fifo[ep] = sim->prof.fifo_now;
+			sim->in_tags_min[ep] = min(sim->in_tags_min[ep],
+						   sim->prof.tags_low);
+			sim->in_fifo_min[ep] = min(sim->in_fifo_min[ep],
+						   sim->prof.fifo_low);
+		}
+		sim->pcie_status[ep] = sim->in_status[ep];
+		sim->tags_now[ep] = sim->in_tags[ep];
+		sim->fifo_now[ep] = sim->in_fifo[ep];
+		sim->tags_low[ep] = min(sim->tags_low[ep], sim->in_tags_min[ep]);
+		sim->fifo_low[ep] = min(sim->fifo_low[ep], sim->in_fifo_min[ep]);
+		sim->in_tags_min[ep] = sim->in_tags[ep];
+		sim->in_fifo_min[ep] = sim->in_fifo[ep];
 	}
 }
 
-/* Account whole drain periods of @clk elapsed up to @now; returns cycles */
-static u64 tlm_clock_due(struct tlm_clock *clk, u64 now)
+/* Cycles of @clk elapsed up to @now */
+static u64 tlm_clock_cycles(const struct tlm_clock *clk, u64 now)
 {
-	u64 cycles, periods, n;
-
 	if (now <= clk->t0)
 		return 0;
-	cycles = mul_u64_u32_div(now - clk->t0, clk->mhz, 1000);
+	return mul_u64_u32_div(now - clk->t0, clk->mhz, 1000);
+}
+
+/* Deltas of @n drain periods of probe @dma into @d */
+static void tlm_compute(struct tlm_sim *sim, bool dma, u64 n,
+			struct tlm_delta *d)
+{
+	u64 cyc, c;
+
+	memset(d, 0, sizeof(*d));
+	for (cyc = n * lay.drain; cyc; cyc -= c) {
+		c = min(cyc, TLM_CHUNK_CYCLES);
+		if (dma)
+			tlm_dma_step(sim, c, d);
+		else
+			tlm_pcie_step(sim, c, d);
+	}
+}
+
+/*
+ * The deltas of drain period n (cycles [(n-1)D, nD)) of probe channel k land
+ * at cycle nD + k * slot; the sweep is shorter than a drain period, so at
+ * any instant each channel holds either every drain begun or all but the
+ * last one. While the accumulator is overloaded, every bus delta is dropped
+ * (and LOST DELTA set); the cycle counter's deltas still land.
+ */
+static void tlm_advance_probe(struct tlm_sim *sim, bool dma, u64 now)
+{
+	struct tlm_clock *clk = dma ? &sim->dclk : &sim->pclk;
+	struct tlm_drain *dr = dma ? &sim->ddrain : &sim->pdrain;
+	unsigned int slot = lay.slot[dma], upto, k;
+	struct tlm_delta d;
+	u64 cycles, periods, within;
+
+	cycles = tlm_clock_cycles(clk, now);
 	periods = cycles >> ilog2(lay.drain);
-	if (periods <= clk->periods)
-		return 0;
-	n = periods - clk->periods;
-	clk->periods = periods;
-	return n * lay.drain;
+	within = cycles & (lay.drain - 1);
+	if (periods > clk->periods) {
+		if (!dma)
+			tlm_fold_gauges(sim);
+		if (!sim->prof.active) {
+			clk->periods = periods;
+			return;
+		}
+		/* the drain in progress completes, whole periods land at once */
+		tlm_land(sim, dma, dr->ch, dr->done, dr->nch);
+		if (periods - clk->periods > 1) {
+			tlm_compute(sim, dma, periods - clk->periods - 1, &d);
+			if (dma)
+				tlm_vec_dma(dr->ch, &d);
+			else
+				tlm_vec_pcie(dr->ch, &d);
+			if (sim->overload)
+				memset(&dr->ch[1], 0, (dr->nch - 1) * sizeof(u64));
+			tlm_land(sim, dma, dr->ch, 0, dr->nch);
+		}
+		tlm_compute(sim, dma, 1, &d);
+		if (dma)
+			tlm_vec_dma(dr->ch, &d);
+		else
+			tlm_vec_pcie(dr->ch, &d);
+		if (sim->overload) {
+			memset(&dr->ch[1], 0, (dr->nch - 1) * sizeof(u64));
+			sim->flags |= TLM_ST_LOST_DELTA;
+		}
+		dr->done = 0;
+		clk->periods = periods;
+	}
+	if (!periods || !sim->prof.active)
+		return;
+	k = slot ? within / slot + 1 : dr->nch;
+	upto = min_t(u64, k, dr->nch);
+	if (upto > dr->done) {
+		tlm_land(sim, dma, dr->ch, dr->done, upto);
+		dr->done = upto;
+	}
+}
+
+/* Land what the probes have begun to drain (the time base is restarting) */
+static void tlm_flush(struct tlm_sim *sim)
+{
+	tlm_land(sim, false, sim->pdrain.ch, sim->pdrain.done, sim->pdrain.nch);
+	sim->pdrain.done = sim->pdrain.nch;
+	tlm_land(sim, true, sim->ddrain.ch, sim->ddrain.done, sim->ddrain.nch);
+	sim->ddrain.done = sim->ddrain.nch;
 }
 
 static void tlm_advance(struct tlm_sim *sim, u64 now)
 {
-	struct tlm_delta d;
-	u64 cyc, c;
-
 	if (sim->pending_valid && now >= sim->busy_until) {
 		swap(sim->snap, sim->pending);
 		sim->pending_valid = false;
 	}
-	if (!sim->prof.active)
-		return;
-
-	cyc = tlm_clock_due(&sim->pclk, now);
-	if (cyc) {
-		memset(&d, 0, sizeof(d));
-		for (; cyc; cyc -= c) {
-			c = min(cyc, TLM_CHUNK_CYCLES);
-			tlm_pcie_step(sim, c, &d);
-		}
-		tlm_apply_pcie(sim, &d);
-		tlm_fold_gauges(sim);
-	}
-
-	cyc = tlm_clock_due(&sim->dclk, now);
-	if (cyc) {
-		memset(&d, 0, sizeof(d));
-		for (; cyc; cyc -= c) {
-			c = min(cyc, TLM_CHUNK_CYCLES);
-			tlm_dma_step(sim, c, &d);
-		}
-		tlm_apply_dma(sim, &d);
-	}
+	tlm_advance_probe(sim, false, now);
+	tlm_advance_probe(sim, true, now);
 }
 
 static unsigned int tlm_scale(unsigned int v, unsigned int ref, unsigned int cap)
@@ -602,6 +726,7 @@ static void tlm_set_profile(struct tlm_sim *sim, const struct tlm_profile *p,
 	unsigned int ep;
 
 	tlm_advance(sim, now);
+	tlm_flush(sim);
 	sim->prof = *p;
 	if (builtin) {
 		sim->prof.tags_now = tlm_scale(p->tags_now, TLM_REF_TAGS, tag_capacity);
@@ -618,29 +743,49 @@ static void tlm_set_profile(struct tlm_sim *sim, const struct tlm_profile *p,
 	sim->dclk.periods = 0;
 	if (!sim->prof.active)
 		return;
+	/* the gauge registers follow at the next drain */
 	for (ep = 0; ep < lay.endpoints; ep++) {
-		sim->tags_now[ep] = sim->prof.tags_now;
-		sim->fifo_now[ep] = sim->prof.fifo_now;
-		sim->tags_low[ep] = min(sim->tags_low[ep], sim->tags_now[ep]);
-		sim->fifo_low[ep] = min(sim->fifo_low[ep], sim->fifo_now[ep]);
+		sim->in_tags[ep] = sim->prof.tags_now;
+		sim->in_fifo[ep] = sim->prof.fifo_now;
+		sim->in_tags_min[ep] = min(sim->in_tags_min[ep], sim->prof.tags_low);
+		sim->in_fifo_min[ep] = min(sim->in_fifo_min[ep], sim->prof.fifo_low);
 	}
 }
 
 /* ---------------------------------------------------------------------- */
 /* Registers                                                              */
 
+/* The lowest values restart from their reset values until the next drain */
 static void tlm_clear_marks(struct tlm_sim *sim)
 {
 	unsigned int ep;
 
 	for (ep = 0; ep < lay.endpoints; ep++) {
-		sim->tags_low[ep] = sim->tags_now[ep];
-		sim->fifo_low[ep] = sim->fifo_now[ep];
+		sim->tags_low[ep] = TLM_TAGS_LOW_RESET;
+		sim->fifo_low[ep] = TLM_FIFO_LOW_RESET;
 	}
 }
 
+/*
+ * CLEAR zeroes the live counters and the snapshot copy (a copy under way
+ * too); deltas still in the probes land after it. With SNAPSHOT in the same
+ * write the clear comes first, so that snapshot reads zeros.
+ */
 static void tlm_command(struct tlm_sim *sim, u32 cmd, u64 now)
 {
+	if (cmd & TLM_CMD_ANY_CLEAR)
+		sim->stats.clears++;
+	if (cmd & TLM_CMD_CLEAR) {
+		memset(sim->live, 0, lay.entries * sizeof(u64));
+		memset(sim->snap, 0, lay.entries * sizeof(u64));
+		memset(sim->pending, 0, lay.entries * sizeof(u64));
+		tlm_clear_marks(sim);
+		sim->busy_until = max(sim->busy_until, now + sim->busy_clear_ns);
+	}
+	if (cmd & TLM_CMD_CLEAR_FLAGS)
+		sim->flags = 0;
+	if (cmd & TLM_CMD_CLEAR_MARKS)
+		tlm_clear_marks(sim);
 	if (cmd & TLM_CMD_SNAPSHOT) {
 		sim->stats.snapshots++;
 		memcpy(sim->pending, sim->live, lay.entries * sizeof(u64));
@@ -651,16 +796,6 @@ static void tlm_command(struct tlm_sim *sim, u32 cmd, u64 now)
 			sim->pending_valid = false;
 		}
 	}
-	if (cmd & TLM_CMD_ANY_CLEAR)
-		sim->stats.clears++;
-	if (cmd & TLM_CMD_CLEAR) {
-		memset(sim->live, 0, lay.entries * sizeof(u64));
-		tlm_clear_marks(sim);
-	}
-	if (cmd & TLM_CMD_CLEAR_FLAGS)
-		sim->flags = 0;
-	if (cmd & TLM_CMD_CLEAR_MARKS)
-		tlm_clear_marks(sim);
 }
 
 static u32 tlm_reg_read(struct tlm_sim *sim, u32 off, u64 now)
@@ -671,13 +806,14 @@ static u32 tlm_reg_read(struct tlm_sim *sim, u32 off, u64 now)
 	if (off & 3)
 		return 0;
 	if (off >= TLM_CNT_BASE) {
-		unsigned int i = (off - TLM_CNT_BASE) / 8;
+		unsigned int i = ((off - TLM_CNT_BASE) / 8) & (lay.entries - 1);
 
 		if (i >= lay.used)
 			return 0;
 		v = sim->read_sel ? sim->live[i] : sim->snap[i];
 		return off & 4 ? upper_32_bits(v) : lower_32_bits(v);
 	}
+	off &= TLM_REG_ALIAS - 1;
 	if (off >= TLM_PCIE_STATUS && off < TLM_EP_REGS_END) {
 		ep = (off & 0x3f) / 4;
 		if (ep >= lay.endpoints)
@@ -730,9 +866,14 @@ static u32 tlm_reg_read(struct tlm_sim *sim, u32 off, u64 now)
 
 static void tlm_reg_write(struct tlm_sim *sim, u32 off, u32 val, u64 now)
 {
-	if (off == TLM_COMMAND)
+	if (off < TLM_CNT_BASE)
+		off &= TLM_REG_ALIAS - 1;
+	if (off == TLM_COMMAND) {
 		tlm_command(sim, val, now);
-	else if (off == TLM_READ_SEL)
+		sim->cmd_fresh = true;
+		return;
+	}
+	if (off == TLM_READ_SEL)
 		sim->read_sel = val & 1;
 	/* everything else is read-only or unmapped: ignored */
 }
@@ -752,6 +893,14 @@ static u64 tlm_io_read(struct hwtel_sim_io *io, u32 off, unsigned int size)
 	now = ktime_get_ns();
 	tlm_advance(sim, now);
 	v = tlm_reg_read(sim, off, now);
+	/*
+	 * A STATUS read within one MI cycle of the COMMAND write still sees
+	 * BUSY low: the model takes the access right after the write as such.
+	 */
+	if (sim->cmd_fresh && off < TLM_CNT_BASE &&
+	    (off & (TLM_REG_ALIAS - 1)) == TLM_STATUS)
+		v &= ~(u64)TLM_ST_BUSY;
+	sim->cmd_fresh = false;
 	sim->stats.reads++;
 	/* the MI bus is 32 bits wide: a 64-bit access is two transactions */
 	if (size == 8) {
@@ -772,6 +921,7 @@ static void tlm_io_write(struct hwtel_sim_io *io, u32 off, u64 val,
 	spin_lock_irqsave(&sim->lock, irqflags);
 	now = ktime_get_ns();
 	tlm_advance(sim, now);
+	sim->cmd_fresh = false;
 	tlm_reg_write(sim, off, lower_32_bits(val), now);
 	sim->stats.writes++;
 	if (size == 8) {
@@ -955,10 +1105,12 @@ static ssize_t tlm_counter_write(struct file *file, const char __user *ubuf,
 
 	spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_advance(sim, ktime_get_ns());
-	if (inject)
+	if (inject) {
 		tlm_add(sim, entry, num);
-	else
+		sim->truth[entry] += num;
+	} else {
 		sim->live[entry] = num;
+	}
 	spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
@@ -1143,15 +1295,16 @@ static ssize_t tlm_gauge_write(struct file *file, const char __user *ubuf,
 	    (fifo != U64_MAX && fifo > stfifo_capacity))
 		return -EINVAL;
 
+	/* the registers follow at the next drain, as the block's do */
 	spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_advance(sim, ktime_get_ns());
 	if (tags != U64_MAX) {
-		sim->tags_now[ep] = tags;
-		sim->tags_low[ep] = min_t(u32, sim->tags_low[ep], tags);
+		sim->in_tags[ep] = tags;
+		sim->in_tags_min[ep] = min_t(u32, sim->in_tags_min[ep], tags);
 	}
 	if (fifo != U64_MAX) {
-		sim->fifo_now[ep] = fifo;
-		sim->fifo_low[ep] = min_t(u32, sim->fifo_low[ep], fifo);
+		sim->in_fifo[ep] = fifo;
+		sim->in_fifo_min[ep] = min_t(u32, sim->in_fifo_min[ep], fifo);
 	}
 	spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
@@ -1186,7 +1339,8 @@ static ssize_t tlm_pcie_status_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 
 	spin_lock_irqsave(&sim->lock, irqflags);
-	sim->pcie_status[ep] = val;
+	tlm_advance(sim, ktime_get_ns());
+	sim->in_status[ep] = val;
 	spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
@@ -1231,6 +1385,7 @@ static ssize_t tlm_busy_ns_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	spin_lock_irqsave(&sim->lock, irqflags);
 	sim->busy_ns = v;
+	sim->busy_clear_ns = v;
 	spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
@@ -1240,6 +1395,46 @@ static const struct file_operations tlm_busy_ns_fops = {
 	.open = simple_open,
 	.read = tlm_busy_ns_read,
 	.write = tlm_busy_ns_write,
+	.llseek = default_llseek,
+};
+
+static ssize_t tlm_overload_read(struct file *file, char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	char buf[4];
+	int n;
+
+	n = scnprintf(buf, sizeof(buf), "%d\n", READ_ONCE(sim->overload));
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static ssize_t tlm_overload_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	unsigned long irqflags;
+	char buf[TLM_WBUF];
+	ssize_t ret;
+	bool v;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	if (kstrtobool(strim(buf), &v))
+		return -EINVAL;
+	spin_lock_irqsave(&sim->lock, irqflags);
+	tlm_advance(sim, ktime_get_ns());
+	sim->overload = v;
+	spin_unlock_irqrestore(&sim->lock, irqflags);
+	return len;
+}
+
+static const struct file_operations tlm_overload_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = tlm_overload_read,
+	.write = tlm_overload_write,
 	.llseek = default_llseek,
 };
 
@@ -1602,8 +1797,8 @@ static int tlm_regs_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(tlm_regs);
 
-/* Live counters "<entry> <value>", all taken at one instant */
-static int tlm_counters_show(struct seq_file *m, void *unused)
+/* Live counters (or ground truth) "<entry> <value>", all of one instant */
+static int tlm_dump_show(struct seq_file *m, bool truth)
 {
 	struct tlm_sim *sim = m->private;
 	unsigned long irqflags;
@@ -1615,14 +1810,26 @@ static int tlm_counters_show(struct seq_file *m, void *unused)
 		return -ENOMEM;
 	spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_advance(sim, ktime_get_ns());
-	memcpy(copy, sim->live, lay.used * sizeof(*copy));
+	memcpy(copy, truth ? sim->truth : sim->live, lay.used * sizeof(*copy));
 	spin_unlock_irqrestore(&sim->lock, irqflags);
 	for (i = 0; i < lay.used; i++)
 		seq_printf(m, "%u %llu\n", i, copy[i]);
 	kfree(copy);
 	return 0;
 }
+
+static int tlm_counters_show(struct seq_file *m, void *unused)
+{
+	return tlm_dump_show(m, false);
+}
 DEFINE_SHOW_ATTRIBUTE(tlm_counters);
+
+/* Ground truth: every delta and injection that landed since the load */
+static int tlm_truth_show(struct seq_file *m, void *unused)
+{
+	return tlm_dump_show(m, true);
+}
+DEFINE_SHOW_ATTRIBUTE(tlm_truth);
 
 /* ---------------------------------------------------------------------- */
 /* Setup                                                                  */
@@ -1666,6 +1873,7 @@ static int tlm_build_layout(void)
 			"pcie_mhz and dma_mhz must be 1..10000") ?:
 	      tlm_check(speedup >= 1 && speedup <= 100,
 			"speedup must be 1..100") ?:
+	      tlm_check(mi_mhz >= 1 && mi_mhz <= 1000, "mi_mhz must be 1..1000") ?:
 	      tlm_check(profile && tlm_find_profile(profile),
 			"profile must be idle, seed or busy");
 	if (err)
@@ -1703,6 +1911,16 @@ static int tlm_build_layout(void)
 	lay.width = cnt_width;
 	lay.mask = GENMASK_ULL(cnt_width - 1, 0);
 	lay.drain = drain_period;
+	/* the sweep of a probe's channels must end within the drain period */
+	if (!ideal) {
+		lay.slot[0] = drain_slot ?: max(1U, drain_period / (2 * lay.pcie_ch));
+		lay.slot[1] = drain_slot ?: max(1U, drain_period / (2 * lay.dma_ch));
+		err = tlm_check((u64)lay.slot[0] * (lay.pcie_ch - 1) < drain_period &&
+				(u64)lay.slot[1] * (lay.dma_ch - 1) < drain_period,
+				"drain_slot: the sweep of a probe must be shorter than drain_period");
+		if (err)
+			return err;
+	}
 
 	lay.cfg_topology = endpoints | dma_ports << 8 | (2 * endpoints) << 16;
 	lay.cfg_layout = lay.entries | cnt_width << 16 | lay.cpe << 24;
@@ -1728,6 +1946,7 @@ static void tlm_destroy(struct tlm_sim *sim)
 	kvfree(sim->live);
 	kvfree(sim->snap);
 	kvfree(sim->pending);
+	kvfree(sim->truth);
 	kfree(sim);
 }
 
@@ -1747,23 +1966,35 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	sim->live = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
 	sim->snap = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
 	sim->pending = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
-	if (!sim->live || !sim->snap || !sim->pending) {
+	sim->truth = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
+	if (!sim->live || !sim->snap || !sim->pending || !sim->truth) {
 		tlm_destroy(sim);
 		return ERR_PTR(-ENOMEM);
 	}
-	sim->busy_ns = 1000;
+	sim->busy_ns = DIV_ROUND_UP(1000ULL * (2 * lay.entries + TLM_BUSY_SNAP_EXTRA),
+				    mi_mhz);
+	sim->busy_clear_ns = DIV_ROUND_UP(1000ULL *
+					  (2 * lay.entries + TLM_BUSY_CLEAR_EXTRA),
+					  mi_mhz);
+	sim->pdrain.nch = lay.pcie_ch;
+	sim->pdrain.done = lay.pcie_ch;
+	sim->ddrain.nch = lay.dma_ch;
+	sim->ddrain.done = lay.dma_ch;
 	sim->pd.io.owner = THIS_MODULE;
 	sim->pd.io.read = tlm_io_read;
 	sim->pd.io.write = tlm_io_write;
 	sim->pd.sim = sim;
 	sim->pclk.mhz = pcie_mhz * speedup;
 	sim->dclk.mhz = dma_mhz * speedup;
+	/* after reset: gauges 0 and the lowest values high until a drain */
 	for (ep = 0; ep < lay.endpoints; ep++) {
-		sim->pcie_status[ep] = TLM_PCIE_STATUS_DEF;
-		sim->tags_now[ep] = tag_capacity;
-		sim->tags_low[ep] = tag_capacity;
-		sim->fifo_now[ep] = stfifo_capacity;
-		sim->fifo_low[ep] = stfifo_capacity;
+		sim->tags_low[ep] = TLM_TAGS_LOW_RESET;
+		sim->fifo_low[ep] = TLM_FIFO_LOW_RESET;
+		sim->in_status[ep] = TLM_PCIE_STATUS_DEF;
+		sim->in_tags[ep] = tag_capacity;
+		sim->in_tags_min[ep] = tag_capacity;
+		sim->in_fifo[ep] = stfifo_capacity;
+		sim->in_fifo_min[ep] = stfifo_capacity;
 	}
 	tlm_set_profile(sim, tlm_find_profile(profile), true, ktime_get_ns());
 
@@ -1778,9 +2009,11 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	debugfs_create_file("pcie_status", 0200, sim->dir, sim,
 			    &tlm_pcie_status_fops);
 	debugfs_create_file("busy_ns", 0600, sim->dir, sim, &tlm_busy_ns_fops);
+	debugfs_create_file("overload", 0600, sim->dir, sim, &tlm_overload_fops);
 	debugfs_create_file("stats", 0600, sim->dir, sim, &tlm_stats_fops);
 	debugfs_create_file("regs", 0400, sim->dir, sim, &tlm_regs_fops);
 	debugfs_create_file("counters", 0400, sim->dir, sim, &tlm_counters_fops);
+	debugfs_create_file("truth", 0400, sim->dir, sim, &tlm_truth_fops);
 	debugfs_create_file("mmio", 0600, sim->dir, sim, &tlm_mmio_fops);
 
 	res.start = sim->base;

@@ -99,6 +99,18 @@ static struct ndk_tlm *ndk_tlm_find(struct genl_info *info)
 	return ERR_PTR(-ENODEV);
 }
 
+/*
+ * Every command needs what perf demands for this PMU's events: CAP_PERFMON
+ * or CAP_SYS_ADMIN (perf_event_paranoid does not open a system-wide
+ * uncore PMU to unprivileged users either). Checked against the opener of
+ * the socket and the sender.
+ */
+static bool ndk_tlm_nl_allowed(const struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_PERFMON) ||
+	       netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
 /* ---- DEV_GET ---- */
 
 static int ndk_tlm_fill_dev(struct sk_buff *skb, struct ndk_tlm *tlm)
@@ -227,12 +239,46 @@ static size_t ndk_tlm_totals_size(struct ndk_tlm *tlm)
 	       tlm->lay.entries_used * nla_total_size_64bit(sizeof(u64));
 }
 
+/*
+ * One message of totals: the header attributes and entries @*next.. of
+ * @vals, as many as fit. Returns 0 with *next advanced (at least one entry
+ * put, or the message ends the array), -EMSGSIZE when not even the header
+ * and one entry fit.
+ */
+static int ndk_tlm_put_totals(struct sk_buff *skb, struct ndk_tlm *tlm,
+			      const u64 *vals, u64 ts, u32 fl, u32 *next)
+{
+	struct nlattr *nest;
+	u32 i = *next;
+
+	if (nla_put_string(skb, NDK_PCIE_TLM_A_DEV_NAME, tlm->name) ||
+	    ndk_tlm_put_flags(skb, fl) ||
+	    nla_put_u64_64bit(skb, NDK_PCIE_TLM_A_TIMESTAMP_NS, ts,
+			      NDK_PCIE_TLM_A_PAD) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_A_ENTRIES_USED,
+			tlm->lay.entries_used) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_A_CNT_WIDTH, tlm->lay.cnt_width))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, NDK_PCIE_TLM_A_TOTALS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (; i < tlm->lay.entries_used; i++)
+		if (nla_put_u64_64bit(skb, i, vals[i], NDK_PCIE_TLM_TOTALS_PAD))
+			break;
+	if (i == *next && i < tlm->lay.entries_used) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	*next = i;
+	return 0;
+}
+
 static int ndk_tlm_fill_totals(struct sk_buff *skb, struct ndk_tlm *tlm,
 			       struct netlink_ext_ack *extack)
 {
-	struct nlattr *nest;
+	u32 next = 0;
 	u64 *vals, ts;
-	u32 i;
 	int ret;
 
 	vals = kcalloc(tlm->lay.entries_used, sizeof(*vals), GFP_KERNEL);
@@ -243,26 +289,11 @@ static int ndk_tlm_fill_totals(struct sk_buff *skb, struct ndk_tlm *tlm,
 		NL_SET_ERR_MSG_MOD(extack, "hardware SNAPSHOT did not complete");
 		goto out;
 	}
-	ret = -EMSGSIZE;
-	if (nla_put_string(skb, NDK_PCIE_TLM_A_DEV_NAME, tlm->name) ||
-	    ndk_tlm_put_flags(skb, ndk_tlm_read_flags(tlm)) ||
-	    nla_put_u64_64bit(skb, NDK_PCIE_TLM_A_TIMESTAMP_NS, ts,
-			      NDK_PCIE_TLM_A_PAD) ||
-	    nla_put_u32(skb, NDK_PCIE_TLM_A_ENTRIES_USED,
-			tlm->lay.entries_used) ||
-	    nla_put_u32(skb, NDK_PCIE_TLM_A_CNT_WIDTH, tlm->lay.cnt_width))
-		goto out;
-	nest = nla_nest_start(skb, NDK_PCIE_TLM_A_TOTALS);
-	if (!nest)
-		goto out;
-	for (i = 0; i < tlm->lay.entries_used; i++) {
-		if (nla_put_u64_64bit(skb, i, vals[i], NDK_PCIE_TLM_TOTALS_PAD)) {
-			nla_nest_cancel(skb, nest);
-			goto out;
-		}
-	}
-	nla_nest_end(skb, nest);
-	ret = 0;
+	/* sized for all entries: one message */
+	ret = ndk_tlm_put_totals(skb, tlm, vals, ts, ndk_tlm_read_flags(tlm),
+				 &next);
+	if (!ret && next < tlm->lay.entries_used)
+		ret = -EMSGSIZE;
 out:
 	kfree(vals);
 	return ret;
@@ -298,6 +329,8 @@ static int ndk_tlm_get_doit(struct sk_buff *skb, struct genl_info *info)
 	int ep = -1, ret;
 	void *hdr;
 
+	if (!ndk_tlm_nl_allowed(skb))
+		return -EPERM;
 	mutex_lock(&ndk_tlm_list_lock);
 	tlm = ndk_tlm_find(info);
 	if (IS_ERR(tlm)) {
@@ -349,6 +382,105 @@ unlock:
 	return ret;
 }
 
+/*
+ * Dump state of TOTALS_GET, in cb->args: the instance being dumped, its next
+ * entry, and the totals of its one SNAPSHOT (taken at its first message).
+ */
+struct ndk_tlm_dump {
+	long idx;
+	u32 next, used, flags;
+	u64 ts;
+	u64 *vals;
+};
+
+static_assert(sizeof(struct ndk_tlm_dump) <=
+	      sizeof_field(struct netlink_callback, args));
+
+static int ndk_tlm_totals_dump_done(struct netlink_callback *cb)
+{
+	struct ndk_tlm_dump *st = (void *)cb->args;
+
+	kfree(st->vals);
+	st->vals = NULL;
+	return 0;
+}
+
+/*
+ * A totals dump may split one instance's TOTALS over several messages (a
+ * small receive buffer, a large layout): each carries the header attributes
+ * and a run of entries, all from the one SNAPSHOT of the instance.
+ */
+static int ndk_tlm_totals_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ndk_tlm_dump *st = (void *)cb->args;
+	struct ndk_tlm *tlm;
+	long idx = 0;
+	int ret = 0;
+	void *hdr;
+
+	mutex_lock(&ndk_tlm_list_lock);
+	list_for_each_entry(tlm, &ndk_tlm_list, list) {
+		if (idx++ < st->idx)
+			continue;
+		if (st->vals && st->used != tlm->lay.entries_used) {
+			/* the list changed between two rounds: start over */
+			kfree(st->vals);
+			st->vals = NULL;
+		}
+		if (!st->vals) {
+			st->used = tlm->lay.entries_used;
+			st->vals = kcalloc(st->used, sizeof(u64), GFP_KERNEL);
+			if (!st->vals) {
+				ret = -ENOMEM;
+				break;
+			}
+			ret = ndk_tlm_totals(tlm, st->vals, &st->ts);
+			if (ret) {
+				NL_SET_ERR_MSG_MOD(cb->extack,
+						   "hardware SNAPSHOT did not complete");
+				break;
+			}
+			st->flags = ndk_tlm_read_flags(tlm);
+			st->next = 0;
+		}
+		while (st->next < st->used || !st->used) {
+			hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+					  cb->nlh->nlmsg_seq, &ndk_tlm_family,
+					  NLM_F_MULTI, NDK_PCIE_TLM_CMD_TOTALS_GET);
+			if (!hdr) {
+				ret = -EMSGSIZE;
+				break;
+			}
+			ret = ndk_tlm_put_totals(skb, tlm, st->vals, st->ts,
+						 st->flags, &st->next);
+			if (ret) {
+				genlmsg_cancel(skb, hdr);
+				break;
+			}
+			genlmsg_end(skb, hdr);
+			if (!st->used)
+				break;
+		}
+		if (ret)
+			break;
+		kfree(st->vals);
+		st->vals = NULL;
+		st->idx = idx;
+	}
+	mutex_unlock(&ndk_tlm_list_lock);
+
+	/* a full message goes out now, the rest in the next round */
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ? ret : skb->len;
+}
+
+/* refused at the start, so the requester gets the errno as the ack */
+static int ndk_tlm_dump_start(struct netlink_callback *cb)
+{
+	return ndk_tlm_nl_allowed(cb->skb) ? 0 : -EPERM;
+}
+
 static int ndk_tlm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	u8 cmd = ((struct genlmsghdr *)nlmsg_data(cb->nlh))->cmd;
@@ -356,6 +488,9 @@ static int ndk_tlm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct ndk_tlm *tlm;
 	int ret = 0;
 	void *hdr;
+
+	if (cmd == NDK_PCIE_TLM_CMD_TOTALS_GET)
+		return ndk_tlm_totals_dumpit(skb, cb);
 
 	mutex_lock(&ndk_tlm_list_lock);
 	list_for_each_entry(tlm, &ndk_tlm_list, list) {
@@ -393,8 +528,7 @@ static int ndk_tlm_clear_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 what;
 	int ret;
 
-	if (!netlink_capable(skb, CAP_PERFMON) &&
-	    !netlink_capable(skb, CAP_SYS_ADMIN))
+	if (!ndk_tlm_nl_allowed(skb))
 		return -EPERM;
 	if (!na) {
 		NL_SET_ERR_MSG_MOD(info->extack, "clear (what to clear) is required");
@@ -437,17 +571,21 @@ static const struct genl_ops ndk_tlm_ops[] = {
 	{
 		.cmd = NDK_PCIE_TLM_CMD_DEV_GET,
 		.doit = ndk_tlm_get_doit,
+		.start = ndk_tlm_dump_start,
 		.dumpit = ndk_tlm_get_dumpit,
 	},
 	{
 		.cmd = NDK_PCIE_TLM_CMD_EP_GET,
 		.doit = ndk_tlm_get_doit,
+		.start = ndk_tlm_dump_start,
 		.dumpit = ndk_tlm_get_dumpit,
 	},
 	{
 		.cmd = NDK_PCIE_TLM_CMD_TOTALS_GET,
 		.doit = ndk_tlm_get_doit,
+		.start = ndk_tlm_dump_start,
 		.dumpit = ndk_tlm_get_dumpit,
+		.done = ndk_tlm_totals_dump_done,
 	},
 	{
 		.cmd = NDK_PCIE_TLM_CMD_CLEAR,

@@ -90,7 +90,10 @@ tap_eq "snapshot copy has exactly the injected value" "0xcdef0123 0x000000ab" \
 tap_eq "stats exact after the storm" "reads 2 writes 3 snapshots 2 clears 1" \
 	"$(m_stats)"
 
-# invariants of instance 1, still running busy
+# invariants of instance 1, after its traffic stops (every drain landed:
+# while it runs, channels of one drain land in slots and the band sum may
+# be a drain off the cycles; a CLEAR inside a sweep leaves that offset)
+echo idle > "$D1/profile"
 mapfile -t cnt < "$D1/counters"
 v() { echo "${cnt[$1]#* }"; }
 bad=0
@@ -101,10 +104,15 @@ for ep in 0 1 2 3; do
 	for h in 0 1; do
 		s=0
 		for k in 0 1 2 3; do s=$((s + $(v $((brk + 6 + 4 * h + k))))); done
-		# CNT_WIDTH 40: compare modulo 2^40
-		[ $((s % (1 << 40))) -eq "$C" ] || { bad=1; tap_diag "ep$ep hist $h: $s vs $C"; }
+		# CNT_WIDTH 40: compare modulo 2^40. The switcher's CLEARs can
+		# land inside a drain's sweep, which leaves a lasting offset of
+		# up to one drain (4096 cycles x 1 per cycle) between channels
+		d=$(((s - C) % (1 << 40)))
+		[ "$d" -lt 0 ] && d=$((d + (1 << 40)))
+		[ "$d" -le 4096 ] || [ "$d" -ge $(((1 << 40) - 4096)) ] ||
+			{ bad=1; tap_diag "ep$ep hist $h: $s vs $C"; }
 	done
 done
-tap_eq "bands still sum to the cycles (mod 2^40) on every endpoint" 0 "$bad"
+tap_eq "bands still sum to the cycles (mod 2^40, within one drain) on every endpoint" 0 "$bad"
 
 tap_done

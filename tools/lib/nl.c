@@ -72,6 +72,11 @@ int hwtel_nl_open(struct hwtel_nl **out)
 				 NDK_PCIE_TLM_FAMILY_NAME, HWTEL_PCIE_MODULE);
 	}
 	nl_socket_disable_auto_ack(nl->sock);
+	/*
+	 * TOTALS_GET of the largest layout is one message of about 49 KB:
+	 * peek at each message's size so the receive buffer always fits it
+	 */
+	nl_socket_enable_msg_peek(nl->sock);
 	*out = nl;
 	return 0;
 }
@@ -125,6 +130,7 @@ static int cb_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 	return NL_STOP;
 }
 
+/* a "do" of @cmd on @dev, or a dump of every instance when @dev is NULL */
 static int request(struct hwtel_nl *nl, uint8_t cmd, const char *dev,
 		   int (*put)(struct nl_msg *msg, const void *arg), const void *put_arg,
 		   int (*parse)(struct nlattr **tb, void *arg), void *arg)
@@ -142,8 +148,9 @@ static int request(struct hwtel_nl *nl, uint8_t cmd, const char *dev,
 		return -ENOMEM;
 	}
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
-			 NLM_F_REQUEST | NLM_F_ACK, cmd, NDK_PCIE_TLM_FAMILY_VERSION) ||
-	    nla_put_string(msg, NDK_PCIE_TLM_A_DEV_NAME, dev) < 0 ||
+			 NLM_F_REQUEST | (dev ? NLM_F_ACK : NLM_F_DUMP), cmd,
+			 NDK_PCIE_TLM_FAMILY_VERSION) ||
+	    (dev && nla_put_string(msg, NDK_PCIE_TLM_A_DEV_NAME, dev) < 0) ||
 	    (put && put(msg, put_arg) < 0)) {
 		nlmsg_free(msg);
 		nl_cb_put(cb);
@@ -151,6 +158,7 @@ static int request(struct hwtel_nl *nl, uint8_t cmd, const char *dev,
 	}
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, cb_valid, &c);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, cb_ack, &c);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, cb_ack, &c);
 	nl_cb_err(cb, NL_CB_CUSTOM, cb_error, &c);
 	ret = nl_send_auto(nl->sock, msg);
 	nlmsg_free(msg);
@@ -239,18 +247,27 @@ int hwtel_nl_ep_get(struct hwtel_nl *nl, const char *dev, struct hwtel_pcie_data
 }
 
 struct totals_ctx {
+	const char *dev;
 	uint64_t *totals;
-	unsigned int n, used;
+	unsigned int n, used, got;
 	uint64_t ts;
 	uint32_t flags;
 };
 
+/*
+ * One message of a TOTALS_GET dump: a run of @dev's entries (the driver
+ * splits a large layout over several messages, all of one snapshot);
+ * other instances' messages are skipped.
+ */
 static int parse_totals(struct nlattr **tb, void *arg)
 {
 	struct totals_ctx *t = arg;
 	struct nlattr *a;
 	int rem;
 
+	if (!tb[NDK_PCIE_TLM_A_DEV_NAME] ||
+	    strcmp(nla_get_string(tb[NDK_PCIE_TLM_A_DEV_NAME]), t->dev))
+		return 0;
 	t->used = get_u32(tb[NDK_PCIE_TLM_A_ENTRIES_USED], 0);
 	t->flags = get_u32(tb[NDK_PCIE_TLM_A_FLAGS], 0);
 	if (tb[NDK_PCIE_TLM_A_TIMESTAMP_NS])
@@ -266,6 +283,7 @@ static int parse_totals(struct nlattr **tb, void *arg)
 			return -EINVAL;
 		if (type < t->n)
 			t->totals[type] = nla_get_u64(a);
+		t->got++;
 	}
 	return 0;
 }
@@ -273,11 +291,17 @@ static int parse_totals(struct nlattr **tb, void *arg)
 int hwtel_nl_totals(struct hwtel_nl *nl, const char *dev, uint64_t *totals,
 		    unsigned int n, unsigned int *used, uint64_t *ts_ns, uint32_t *flags)
 {
-	struct totals_ctx t = { .totals = totals, .n = n };
+	struct totals_ctx t = { .dev = dev, .totals = totals, .n = n };
 	int ret;
 
+	/*
+	 * A dump, not a do: the reply of the largest layout (16 x 255 entries,
+	 * about 49 KB) comes in messages that fit any receive buffer.
+	 */
 	memset(totals, 0, n * sizeof(*totals));
-	ret = request(nl, NDK_PCIE_TLM_CMD_TOTALS_GET, dev, NULL, NULL, parse_totals, &t);
+	ret = request(nl, NDK_PCIE_TLM_CMD_TOTALS_GET, NULL, NULL, NULL, parse_totals, &t);
+	if (!ret && (!t.used || t.got != t.used))
+		ret = t.used ? -EIO : -ENODEV;
 	if (ret < 0)
 		return hwtel_err(ret, "control plane: TOTALS_GET of %s failed: %s", dev,
 				 strerror(-ret));

@@ -162,7 +162,7 @@ static void text_brakes(FILE *f, const struct hwtel_pcie_ep *ep)
 {
 	struct { const char *label; uint64_t v; char buf[32]; } up[HWTEL_MAX_BRAKES + 1],
 		down[HWTEL_MAX_BRAKES];
-	unsigned int nup = 0, ndown = 0, k, upl = 0, downl = 0, upw, rows;
+	unsigned int nup = 0, ndown = 0, k, upl = 0, downl = 0, upw, rows, vw = 6;
 	const struct hwtel_pcie_bus *rq = rq_bus(ep);
 	char line[512];
 
@@ -190,8 +190,18 @@ static void text_brakes(FILE *f, const struct hwtel_pcie_ep *ep)
 	for (k = 0; k < ndown; k++)
 		if (strlen(down[k].label) > downl)
 			downl = (unsigned int)strlen(down[k].label);
-	/* label, "%6.2f %%", and five blanks before the DOWN column */
-	upw = upl + 9;
+	/*
+	 * Value columns "%6.2f" as in the seed, one wider when a share reaches
+	 * 100.00 so a label and its value never run together.
+	 */
+	for (k = 0; k < nup; k++)
+		if (ratio_pct(up[k].v, ep->pcie_cycles) >= 99.995)
+			vw = 7;
+	for (k = 0; k < ndown; k++)
+		if (ratio_pct(down[k].v, ep->pcie_cycles) >= 99.995)
+			vw = 7;
+	/* label, the value, " %", and five blanks before the DOWN column */
+	upw = upl + vw + 3;
 
 	fputs("\n  Why the PCIe transfer stopped (share of PCIe clock cycles)\n", f);
 	snprintf(line, sizeof(line), "    %-*s%s", (int)upw, "UP stream",
@@ -203,11 +213,13 @@ static void text_brakes(FILE *f, const struct hwtel_pcie_ep *ep)
 
 		if (k < nup) {
 			fmt_pct6(p, sizeof(p), ratio_pct(up[k].v, ep->pcie_cycles));
-			snprintf(left, sizeof(left), "%-*s%s %%", (int)upl, up[k].label, p);
+			snprintf(left, sizeof(left), "%-*s%*s %%", (int)upl, up[k].label,
+				 (int)vw, p);
 		}
 		if (k < ndown) {
 			fmt_pct6(p, sizeof(p), ratio_pct(down[k].v, ep->pcie_cycles));
-			snprintf(right, sizeof(right), "%-*s%s %%", (int)downl, down[k].label, p);
+			snprintf(right, sizeof(right), "%-*s%*s %%", (int)downl, down[k].label,
+				 (int)vw, p);
 		}
 		snprintf(line, sizeof(line), "    %-*s    %s", (int)upw, left, right);
 		emit_line(f, line);

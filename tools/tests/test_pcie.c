@@ -282,6 +282,28 @@ TEST(pcie_totals_and_flags_text)
 	free(d);
 }
 
+/*
+ * A stop reason at 100.00 % (7 characters with its leading blank): the value
+ * column grows by one for every row so labels and values stay apart; the
+ * rows and the DOWN column are computed by hand from the seed layout
+ * (labels padded to 26 and 23 characters, "%7.2f %", five blanks).
+ */
+TEST(pcie_stop_reason_100_percent)
+{
+	struct hwtel_pcie_data *d = new_data();
+	char *out;
+
+	seed_data(d);
+	d->endpoints[0].brakes[0] = d->endpoints[0].pcie_cycles;
+	d->endpoints[0].brakes[4] = d->endpoints[0].pcie_cycles;
+	out = render(hwtel_pcie_format_text, d, 1.0);
+	CHECK(strstr(out, "\n    no free PCIe tag           100.00 %     MFB stalled towards DMA 100.00 %\n") != NULL);
+	CHECK(strstr(out, "\n    PCIe tag not ready           0.40 %     MVB stalled towards DMA   0.10 %\n") != NULL);
+	CHECK(strstr(out, "entry100") == NULL);
+	free(out);
+	free(d);
+}
+
 TEST(pcie_unknown_layout_generic_names)
 {
 	struct hwtel_pcie_config c;

@@ -9,7 +9,13 @@
  * "ndk_pcie_tlm_3fff00000000", as in /sys/bus/event_source/devices/).
  * "dump" requests (NLM_F_DUMP) of DEV_GET, EP_GET and TOTALS_GET take no
  * attributes and return one message per instance, each formatted like the
- * reply of the matching "do" request.
+ * reply of the matching "do" request; a TOTALS_GET dump may split one
+ * instance over several messages (as many as the receive buffer needs),
+ * each with the header attributes and a run of TOTALS entries, all from
+ * one SNAPSHOT (same TIMESTAMP_NS).
+ *
+ * Every command, do and dump, needs CAP_PERFMON or CAP_SYS_ADMIN (else
+ * -EPERM), as perf demands for this system-wide PMU's events.
  *
  * Attribute types (host byte order):
  *   u8 / u32      NLA_U8 / NLA_U32
