@@ -370,7 +370,7 @@ struct tlm_stats {
 };
 
 struct tlm_sim {
-	spinlock_t lock;	/* protects everything below */
+	raw_spinlock_t lock;	/* everything below; nests in the driver's raw lock */
 	u64 base;
 	struct platform_device *pdev;
 	struct dentry *dir;
@@ -889,7 +889,7 @@ static u64 tlm_io_read(struct hwtel_sim_io *io, u32 off, unsigned int size)
 	unsigned long irqflags;
 	u64 now, v;
 
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	now = ktime_get_ns();
 	tlm_advance(sim, now);
 	v = tlm_reg_read(sim, off, now);
@@ -907,7 +907,7 @@ static u64 tlm_io_read(struct hwtel_sim_io *io, u32 off, unsigned int size)
 		v |= (u64)tlm_reg_read(sim, off + 4, now) << 32;
 		sim->stats.reads++;
 	}
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return v;
 }
 
@@ -918,7 +918,7 @@ static void tlm_io_write(struct hwtel_sim_io *io, u32 off, u64 val,
 	unsigned long irqflags;
 	u64 now;
 
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	now = ktime_get_ns();
 	tlm_advance(sim, now);
 	sim->cmd_fresh = false;
@@ -928,7 +928,7 @@ static void tlm_io_write(struct hwtel_sim_io *io, u32 off, u64 val,
 		tlm_reg_write(sim, off + 4, upper_32_bits(val), now);
 		sim->stats.writes++;
 	}
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1103,7 +1103,7 @@ static ssize_t tlm_counter_write(struct file *file, const char __user *ubuf,
 	if (!inject && num > lay.mask)
 		return -EINVAL;
 
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_advance(sim, ktime_get_ns());
 	if (inject) {
 		tlm_add(sim, entry, num);
@@ -1111,7 +1111,7 @@ static ssize_t tlm_counter_write(struct file *file, const char __user *ubuf,
 	} else {
 		sim->live[entry] = num;
 	}
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
 
@@ -1150,9 +1150,9 @@ static ssize_t tlm_flags_read(struct file *file, char __user *ubuf, size_t len,
 	u32 flags;
 	int n;
 
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	flags = sim->flags;
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	n = scnprintf(buf, sizeof(buf), "lost_delta=%d readout_overrun=%d\n",
 		      !!(flags & TLM_ST_LOST_DELTA), !!(flags & TLM_ST_OVERRUN));
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
@@ -1183,9 +1183,9 @@ static ssize_t tlm_flags_write(struct file *file, const char __user *ubuf,
 	}
 	if (!set)
 		return -EINVAL;
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	sim->flags |= set;
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
 
@@ -1205,9 +1205,9 @@ static ssize_t tlm_profile_read(struct file *file, char __user *ubuf,
 	char buf[32];
 	int n;
 
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	n = scnprintf(buf, sizeof(buf), "%s\n", sim->prof.name);
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
 
@@ -1236,9 +1236,9 @@ static ssize_t tlm_profile_write(struct file *file, const char __user *ubuf,
 	p = tlm_find_profile(strim(buf));
 	if (!p)
 		return -EINVAL;
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_set_profile(sim, p, true, ktime_get_ns());
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
 
@@ -1296,7 +1296,7 @@ static ssize_t tlm_gauge_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 
 	/* the registers follow at the next drain, as the block's do */
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_advance(sim, ktime_get_ns());
 	if (tags != U64_MAX) {
 		sim->in_tags[ep] = tags;
@@ -1306,7 +1306,7 @@ static ssize_t tlm_gauge_write(struct file *file, const char __user *ubuf,
 		sim->in_fifo[ep] = fifo;
 		sim->in_fifo_min[ep] = min_t(u32, sim->in_fifo_min[ep], fifo);
 	}
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
 
@@ -1338,10 +1338,10 @@ static ssize_t tlm_pcie_status_write(struct file *file, const char __user *ubuf,
 	if (kstrtou32(skip_spaces(p), 16, &val) || val & ~TLM_PCIE_STATUS_MASK)
 		return -EINVAL;
 
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_advance(sim, ktime_get_ns());
 	sim->in_status[ep] = val;
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
 
@@ -1361,9 +1361,9 @@ static ssize_t tlm_busy_ns_read(struct file *file, char __user *ubuf,
 	u64 v;
 	int n;
 
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	v = sim->busy_ns;
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	n = scnprintf(buf, sizeof(buf), "%llu\n", v);
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
@@ -1383,10 +1383,10 @@ static ssize_t tlm_busy_ns_write(struct file *file, const char __user *ubuf,
 	/* at most 10 s: a snapshot must end within any sane driver timeout */
 	if (kstrtou64(strim(buf), 0, &v) || v > 10 * NSEC_PER_SEC)
 		return -EINVAL;
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	sim->busy_ns = v;
 	sim->busy_clear_ns = v;
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
 
@@ -1423,10 +1423,10 @@ static ssize_t tlm_overload_write(struct file *file, const char __user *ubuf,
 		return ret;
 	if (kstrtobool(strim(buf), &v))
 		return -EINVAL;
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_advance(sim, ktime_get_ns());
 	sim->overload = v;
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
 
@@ -1447,9 +1447,9 @@ static ssize_t tlm_stats_read(struct file *file, char __user *ubuf, size_t len,
 	char buf[128];
 	int n;
 
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	st = sim->stats;
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	n = scnprintf(buf, sizeof(buf),
 		      "reads %llu\nwrites %llu\nsnapshots %llu\nclears %llu\n",
 		      st.reads, st.writes, st.snapshots, st.clears);
@@ -1469,9 +1469,9 @@ static ssize_t tlm_stats_write(struct file *file, const char __user *ubuf,
 		return ret;
 	if (strcmp(strim(buf), "0"))
 		return -EINVAL;
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	memset(&sim->stats, 0, sizeof(sim->stats));
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
 
@@ -1554,9 +1554,9 @@ static int tlm_traffic_show(struct seq_file *m, void *unused)
 	p = kmalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	*p = sim->prof;
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 
 	for (b = 0; b < TLM_NBUS; b++) {
 		seq_printf(m, "%s", tlm_bus_names[b]);
@@ -1719,9 +1719,9 @@ static ssize_t tlm_traffic_write(struct file *file, const char __user *ubuf,
 		kfree(buf);
 		return -ENOMEM;
 	}
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	*np = sim->prof;
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 
 	ret = -EINVAL;
 	p = buf;
@@ -1733,9 +1733,9 @@ static ssize_t tlm_traffic_write(struct file *file, const char __user *ubuf,
 	strscpy(np->name, "custom", sizeof(np->name));
 	np->active = true;
 
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_set_profile(sim, np, false, ktime_get_ns());
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	ret = len;
 out:
 	kfree(np);
@@ -1777,7 +1777,7 @@ static int tlm_regs_show(struct seq_file *m, void *unused)
 	unsigned int i, n = 0;
 	u64 now;
 
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	now = ktime_get_ns();
 	tlm_advance(sim, now);
 	for (i = 0; i < ARRAY_SIZE(regs); i++)
@@ -1786,7 +1786,7 @@ static int tlm_regs_show(struct seq_file *m, void *unused)
 		val[n++] = tlm_reg_read(sim, TLM_PCIE_STATUS +
 					(i / lay.endpoints) * 0x40 +
 					(i % lay.endpoints) * 4, now);
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 
 	for (i = 0; i < ARRAY_SIZE(regs); i++)
 		seq_printf(m, "%s 0x%08x\n", regs[i].name, val[i]);
@@ -1808,10 +1808,10 @@ static int tlm_dump_show(struct seq_file *m, bool truth)
 	copy = kcalloc(lay.used, sizeof(*copy), GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
-	spin_lock_irqsave(&sim->lock, irqflags);
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_advance(sim, ktime_get_ns());
 	memcpy(copy, truth ? sim->truth : sim->live, lay.used * sizeof(*copy));
-	spin_unlock_irqrestore(&sim->lock, irqflags);
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	for (i = 0; i < lay.used; i++)
 		seq_printf(m, "%u %llu\n", i, copy[i]);
 	kfree(copy);
@@ -1961,7 +1961,7 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	sim = kzalloc(sizeof(*sim), GFP_KERNEL);
 	if (!sim)
 		return ERR_PTR(-ENOMEM);
-	spin_lock_init(&sim->lock);
+	raw_spin_lock_init(&sim->lock);
 	sim->base = TLM_BASE + index * TLM_STRIDE;
 	sim->live = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
 	sim->snap = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);

@@ -404,42 +404,36 @@ int ndk_tlm_soft_clear(struct ndk_tlm *tlm)
 }
 
 /*
- * CLEAR with bits of enum ndk_pcie_tlm_clear. Counters: every entry is first
- * brought up to date from a snapshot, then the hardware is cleared and the
- * totals restart from zero (base = acc). @acc itself goes on, so running perf
- * events keep exact counts across the clear.
+ * CLEAR with bits of enum ndk_pcie_tlm_clear. Counters are cleared in
+ * software only (ndk_tlm_soft_clear()): a hardware CLEAR also zeroes the
+ * snapshot copy and cannot be exact (the probes add what they hold after
+ * it), so it would lose counts of running perf events. Flags and marks are
+ * cleared in hardware.
  */
 int ndk_tlm_clear(struct ndk_tlm *tlm, u32 what)
 {
 	unsigned long flags;
-	u32 cmd = 0, i;
-	int ret = 0;
+	u32 cmd = 0;
+	int ret;
 
-	if (what & BIT(0))
-		cmd |= NDK_TLM_CMD_CLEAR;
+	if (what & BIT(0)) {
+		ret = ndk_tlm_soft_clear(tlm);
+		if (ret)
+			return ret;
+	}
 	if (what & BIT(1))
 		cmd |= NDK_TLM_CMD_CLEAR_FLAGS;
 	if (what & BIT(2))
 		cmd |= NDK_TLM_CMD_CLEAR_MARKS;
+	if (!cmd)
+		return 0;
 
 	raw_spin_lock_irqsave(&tlm->lock, flags);
-	if (cmd & NDK_TLM_CMD_CLEAR) {
-		ret = ndk_tlm_update_all(tlm);
-		if (ret)
-			goto out;
-	}
 	hwtel_writel(&tlm->io, cmd, NDK_TLM_COMMAND);
-	if (cmd & NDK_TLM_CMD_CLEAR) {
-		for (i = 0; i < tlm->lay.entries_used; i++) {
-			tlm->entries[i].base = tlm->entries[i].acc;
-			tlm->entries[i].last_raw = 0;
-		}
-	}
 	if (cmd & NDK_TLM_CMD_CLEAR_FLAGS)
 		tlm->flags_seen = 0;
-out:
 	raw_spin_unlock_irqrestore(&tlm->lock, flags);
-	return ret;
+	return 0;
 }
 
 /* STATUS flags as enum ndk_pcie_tlm_flags bits */
