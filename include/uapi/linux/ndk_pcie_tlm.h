@@ -75,7 +75,7 @@ enum ndk_pcie_tlm_flags {
 
 /* Bits of NDK_PCIE_TLM_A_CLEAR */
 enum ndk_pcie_tlm_clear {
-	/* zero every counter (the hardware also resets the lowest marks) */
+	/* restart every total from zero (in software; marks are kept) */
 	NDK_PCIE_TLM_CLEAR_COUNTERS	= 1 << 0,
 	/* reset LOST DELTA and READ-OUT OVERRUN */
 	NDK_PCIE_TLM_CLEAR_FLAGS	= 1 << 1,
