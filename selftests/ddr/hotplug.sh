@@ -81,7 +81,11 @@ for v in $DDR_VARIANTS; do
 
 	# A device on NUMA node 0: the owner is a CPU of node 0, and stays
 	# one when the owner goes offline.
-	node0=$(cat /sys/devices/system/node/node0/cpulist 2>/dev/null)
+	# A kernel without CONFIG_NUMA (the lab's debug kernel) has no node
+	# directories: every CPU is then in node 0 (cpumask_of_node(0) is
+	# cpu_online_mask there).
+	node0=$(cat /sys/devices/system/node/node0/cpulist 2>/dev/null ||
+		cat /sys/devices/system/cpu/possible)
 	in_node0() { awk -v c="$1" -v l="$node0" 'BEGIN {
 		n = split(l, r, ","); for (i = 1; i <= n; i++) {
 		m = split(r[i], b, "-"); if (m == 1) b[2] = b[1];
