@@ -1227,7 +1227,11 @@ static void ndk_tlm_free(struct ndk_tlm *tlm)
 	kfree(tlm);
 }
 
-/* probe failed before the PMU was registered */
+/*
+ * The first devres action of probe, so the last to run: frees the state
+ * unless a PMU is still registered on it (a removed device whose events are
+ * still open; module exit frees those).
+ */
 static void ndk_tlm_free_action(void *data)
 {
 	struct ndk_tlm *tlm = data;
@@ -1282,7 +1286,8 @@ static void ndk_tlm_unregister(void *data)
 	}
 	mutex_unlock(&ndk_tlm_dead_lock);
 	perf_pmu_unregister(&tlm->pmu);
-	ndk_tlm_free(tlm);
+	/* ndk_tlm_free_action(), the next devres action, frees it */
+	tlm->registered = false;
 }
 
 /*
