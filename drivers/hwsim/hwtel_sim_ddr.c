@@ -207,6 +207,7 @@ struct sim_rate {
 	u64 per_sec;
 	u64 t0;		/* ktime (ns) the rate was set */
 	u64 done;	/* occurrences delivered since t0 */
+	u64 counted;	/* of those, added to generic counters (debugfs "counted") */
 };
 
 struct sim_trace {
@@ -346,30 +347,37 @@ static bool sim_counting(struct sim_ddr *s, int n)
 	       s->op_mode[c] == DDR_OP_MODE_MANUAL && s->running[c];
 }
 
-static void sim_gen_add(struct sim_ddr *s, int n, u64 k)
+/* Add @k to generic counter @n; returns how much it really grew by */
+static u64 sim_gen_add(struct sim_ddr *s, int n, u64 k)
 {
 	u64 max = s->v->gen_max;
 	u64 val = s->cnt[n] & max;
 
 	/* Generic counters freeze at their maximum */
-	if (k > max - val)
+	if (k > max - val) {
 		s->cnt[n] = max | (sim_flag49 ? SIM_FLAG49 : 0);
-	else
-		s->cnt[n] += k;
+		return max - val;
+	}
+	s->cnt[n] += k;
+	return k;
 }
 
-static void sim_occur(struct sim_ddr *s, const struct sim_signal *sig, u64 k)
+/*
+ * @k occurrences of @sig; returns what the generic counters gained from
+ * them, summed over the counters
+ */
+static u64 sim_occur(struct sim_ddr *s, const struct sim_signal *sig, u64 k)
 {
-	u64 sel, share, rem, sum;
+	u64 sel, share, rem, sum, total = 0;
 	unsigned int line;
 	int n;
 
 	if (!k)
-		return;
+		return 0;
 	if (sig->fr >= 0) {
 		if (s->fr_en & (sig->fr == SIM_FR_RD ? DDR_FREERUN_RD : DDR_FREERUN_WR))
 			s->fr[sig->fr] = (s->fr[sig->fr] + k) & s->v->fr_mask;
-		return;
+		return 0;
 	}
 
 	share = div64_u64_rem(k, sig->lines, &rem);
@@ -381,8 +389,9 @@ static void sim_occur(struct sim_ddr *s, const struct sim_signal *sig, u64 k)
 		for (line = 0; line < sig->lines; line++)
 			if (sel & BIT_ULL(sig->bit + line))
 				sum += share + (line < rem);
-		sim_gen_add(s, n, sum);
+		total += sim_gen_add(s, n, sum);
 	}
+	return total;
 }
 
 /* Deliver steady traffic up to now; called before every access */
@@ -397,7 +406,7 @@ static void sim_advance(struct sim_ddr *s)
 		r = &s->rates[i];
 		due = mul_u64_u64_div_u64(now - r->t0, r->per_sec, NSEC_PER_SEC);
 		if (due > r->done) {
-			sim_occur(s, &r->sig, due - r->done);
+			r->counted += sim_occur(s, &r->sig, due - r->done);
 			r->done = due;
 		}
 	}
@@ -630,6 +639,7 @@ static ssize_t sim_rate_write(struct file *file, const char __user *ubuf,
 		r->per_sec = per_sec;
 		r->t0 = ktime_get_ns();
 		r->done = 0;
+		r->counted = 0;
 	}
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	return ret ? ret : len;
@@ -663,6 +673,58 @@ static const struct file_operations sim_rate_fops = {
 	.open = sim_rate_open,
 	.read = seq_read,
 	.write = sim_rate_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/*
+ * Ground truth for tests: per steady rate, the occurrences that generic
+ * counters gained from it (summed over counters), delivered up to now.
+ * Any write zeroes them.
+ */
+static int sim_counted_show(struct seq_file *m, void *unused)
+{
+	struct sim_ddr *s = m->private;
+	const struct sim_name *n;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	sim_advance(s);
+	for (i = 0; i < s->nr_rates; i++) {
+		n = sim_lookup(s->v, NULL, s->rates[i].sig.id);
+		seq_printf(m, "%s %llu\n", n ? n->name : "?",
+			   s->rates[i].counted);
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return 0;
+}
+
+static int sim_counted_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sim_counted_show, inode->i_private);
+}
+
+static ssize_t sim_counted_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct sim_ddr *s = ((struct seq_file *)file->private_data)->private;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	sim_advance(s);
+	for (i = 0; i < s->nr_rates; i++)
+		s->rates[i].counted = 0;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return len;
+}
+
+static const struct file_operations sim_counted_fops = {
+	.owner = THIS_MODULE,
+	.open = sim_counted_open,
+	.read = seq_read,
+	.write = sim_counted_write,
 	.llseek = seq_lseek,
 	.release = single_release,
 };
@@ -846,6 +908,7 @@ static struct sim_ddr *sim_create(const struct sim_variant *v, unsigned int i)
 	s->dir = debugfs_create_dir(s->name, hwtel_sim_debugfs_root());
 	debugfs_create_file("inject", 0200, s->dir, s, &sim_inject_fops);
 	debugfs_create_file("rate", 0600, s->dir, s, &sim_rate_fops);
+	debugfs_create_file("counted", 0600, s->dir, s, &sim_counted_fops);
 	for (n = 0; n < SIM_NUM_FILES; n++) {
 		s->files[n].sim = s;
 		s->files[n].idx = n;
