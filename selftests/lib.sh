@@ -96,3 +96,25 @@ tap_require_lab()
 		exit 4
 	fi
 }
+
+# The CPUs of NUMA node $1, one per line, ascending; nothing when the node
+# does not exist (a kernel without CONFIG_NUMA has no node directories).
+numa_node_cpus()
+{
+	local l=/sys/devices/system/node/node$1/cpulist r
+
+	[ -r "$l" ] || return 0
+	for r in $(tr ',' ' ' < "$l"); do
+		seq "${r%-*}" "${r#*-}"
+	done
+}
+
+# The online CPUs, one per line, ascending
+online_cpus()
+{
+	local r
+
+	for r in $(tr ',' ' ' < /sys/devices/system/cpu/online); do
+		seq "${r%-*}" "${r#*-}"
+	done
+}

@@ -865,29 +865,6 @@ static void sim_destroy(struct sim_ddr *s)
 	kfree(s);
 }
 
-/* platform_device_register_full(), with the device on numa_node */
-static struct platform_device *sim_register(const struct platform_device_info *info)
-{
-	struct platform_device *pdev;
-	int err;
-
-	pdev = platform_device_alloc(info->name, info->id);
-	if (!pdev)
-		return ERR_PTR(-ENOMEM);
-	err = platform_device_add_resources(pdev, info->res, info->num_res);
-	if (!err)
-		err = platform_device_add_data(pdev, info->data, info->size_data);
-	if (!err) {
-		set_dev_node(&pdev->dev, sim_numa_node);
-		err = platform_device_add(pdev);
-	}
-	if (err) {
-		platform_device_put(pdev);
-		return ERR_PTR(err);
-	}
-	return pdev;
-}
-
 static struct sim_ddr *sim_create(const struct sim_variant *v, unsigned int i)
 {
 	struct platform_device_info info = { };
@@ -939,7 +916,7 @@ static struct sim_ddr *sim_create(const struct sim_variant *v, unsigned int i)
 	info.data = &pdata;
 	info.size_data = sizeof(pdata);
 
-	s->pdev = sim_register(&info);
+	s->pdev = hwtel_sim_register_pdev(&info, sim_numa_node);
 	if (IS_ERR(s->pdev)) {
 		err = PTR_ERR(s->pdev);
 		pr_err("%s: cannot register device: %d\n", s->name, err);
@@ -975,13 +952,8 @@ static int __init sim_ddr_init(void)
 		pr_err("hwtel_sim_ddr: freeze_mode must be saturate or flag49\n");
 		return -EINVAL;
 	}
-	if (sim_numa_node != NUMA_NO_NODE &&
-	    (sim_numa_node < 0 || sim_numa_node >= MAX_NUMNODES ||
-	     !node_online(sim_numa_node))) {
-		pr_err("hwtel_sim_ddr: numa_node %d is not an online node\n",
-		       sim_numa_node);
+	if (hwtel_sim_check_node("hwtel_sim_ddr", sim_numa_node))
 		return -EINVAL;
-	}
 
 	for (i = 0; i < instances; i++) {
 		s = sim_create(v, i);

@@ -32,6 +32,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/numa.h>
 #include <linux/platform_device.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -195,6 +196,9 @@ MODULE_PARM_DESC(mi_mhz, "MI bus clock in MHz, sets the BUSY time (1..1000, defa
 static unsigned int drain_slot;
 module_param(drain_slot, uint, 0444);
 MODULE_PARM_DESC(drain_slot, "Probe cycles between the drains of two channels (0: the sweep spans half a drain period)");
+static int sim_numa_node = NUMA_NO_NODE;
+module_param_named(numa_node, sim_numa_node, int, 0444);
+MODULE_PARM_DESC(numa_node, "NUMA node of the devices (default -1: none)");
 
 /* ---------------------------------------------------------------------- */
 /* Layout derived from the parameters (same for every instance)           */
@@ -1875,7 +1879,8 @@ static int tlm_build_layout(void)
 			"speedup must be 1..100") ?:
 	      tlm_check(mi_mhz >= 1 && mi_mhz <= 1000, "mi_mhz must be 1..1000") ?:
 	      tlm_check(profile && tlm_find_profile(profile),
-			"profile must be idle, seed or busy");
+			"profile must be idle, seed or busy") ?:
+	      hwtel_sim_check_node("hwtel_sim_pcie", sim_numa_node);
 	if (err)
 		return err;
 
@@ -2027,7 +2032,7 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	info.num_res = 1;
 	info.data = &sim->pd;
 	info.size_data = sizeof(sim->pd);
-	sim->pdev = platform_device_register_full(&info);
+	sim->pdev = hwtel_sim_register_pdev(&info, sim_numa_node);
 	if (IS_ERR(sim->pdev)) {
 		int err = PTR_ERR(sim->pdev);
 

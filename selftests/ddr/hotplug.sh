@@ -33,7 +33,7 @@ if [ ! -w $CPUS/cpu1/online ]; then
 	tap_done
 fi
 
-tap_plan 30
+tap_plan 35
 for v in $DDR_VARIANTS; do
 	if ! ddr_load "$v" 1; then
 		tap_fail "$v: load"
@@ -106,4 +106,50 @@ for v in $DDR_VARIANTS; do
 		= "6,$p/ddr_cam_read/"
 	ddr_unload
 done
+
+# A device on NUMA node 1 of the lab's two-node guest (scripts/vmrun), with
+# an event counting throughout. The documented owner rule: the probing CPU
+# if it is in the device's node, else the node's highest-numbered online
+# CPU; when the owner goes offline, the node's next highest, else the
+# highest online CPU; when a CPU of the node comes back while the owner is
+# elsewhere, the PMU moves back to it. Expected owners are computed here
+# from the node's cpulist, not read from the driver.
+mapfile -t n1 < <(numa_node_cpus 1)
+if [ ${#n1[@]} -lt 2 ]; then
+	for t in owner offline1 offline2 online count; do
+		tap_skip "numa_node=1: $t" "no NUMA node with two CPUs"
+	done
+	tap_done
+fi
+v=cn10k
+p=$(ddr_pmu "$v")
+mask=$DDR_DEVS/$p/cpumask
+inj=$DDR_DBG/$p/inject
+hi=${n1[-1]}
+next=${n1[-2]}
+modprobe hwtel_sim_ddr variant="$v" numa_node=1 &&
+	taskset -c 0 modprobe marvell_cn10k_ddr_pmu
+tap_eq "numa_node=1, probed on CPU 0: owner is node 1's highest CPU" "$hi" "$(cat "$mask" 2>/dev/null)"
+perf stat -a -x, -o "$DDR_TMP/numa" -e "$p/ddr_cam_read/" -- sleep 60 &
+ps=$!
+sleep 1
+ddr_inject "$p" ddr_cam_read 1
+echo 0 > $CPUS/cpu$hi/online
+tap_eq "owner CPU $hi offline: node 1's next CPU" "$next" "$(cat "$mask")"
+ddr_inject "$p" ddr_cam_read 2
+for c in "${n1[@]}"; do
+	[ "$c" = "$hi" ] || echo 0 > $CPUS/cpu$c/online
+done
+tap_eq "all of node 1 offline: the highest online CPU" \
+	"$(online_cpus | tail -n1)" "$(cat "$mask")"
+ddr_inject "$p" ddr_cam_read 4
+echo 1 > $CPUS/cpu$hi/online
+tap_eq "CPU $hi of node 1 back: the PMU moves back to it" "$hi" "$(cat "$mask")"
+ddr_inject "$p" ddr_cam_read 8
+online_all
+kill -INT $ps
+wait $ps
+tap_eq "the event counted 1 + 2 + 4 + 8 across the four moves" \
+	"15,$p/ddr_cam_read/" "$(grep -v '^#' "$DDR_TMP/numa" | sed '/^$/d' | cut -d, -f1,3)"
+ddr_unload
 tap_done

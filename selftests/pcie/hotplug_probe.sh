@@ -10,9 +10,9 @@
 . "$(dirname "$0")/pcie_lib.sh"
 
 SEQ=${HWTEL_BUILD:-/nonexistent}/selftests-bin/pcie/pcie_seq
-trap 'kill $hp 2>/dev/null; wait; for c in 1 2 3; do echo 1 > /sys/devices/system/cpu/cpu$c/online 2>/dev/null; done; pcie_unload' EXIT
+trap 'kill $hp 2>/dev/null; wait; for c in $(seq 1 $(($(nproc --all) - 1))); do echo 1 > /sys/devices/system/cpu/cpu$c/online 2>/dev/null; done; pcie_unload' EXIT
 
-tap_plan 3
+tap_plan 6
 pcie_unload
 modprobe ndk_pcie_tlm || { tap_fail "driver loads"; tap_done; }
 tap_ok "driver loads"
@@ -46,4 +46,28 @@ wait $hp 2>/dev/null
 tap_eq "20 probe/remove cycles under hotplug: owner online, unload ok" 0 "$bad"
 modprobe hwtel_sim_pcie
 tap_check "PMU present after the churn" test -d "$DEV"
+
+# A device on NUMA node 1 of the lab's two-node guest (scripts/vmrun). The
+# documented owner rule: the probing CPU if it is in the device's node,
+# else the node's lowest-numbered online CPU; when the owner goes offline,
+# the node's next online CPU, else the lowest online CPU. Expected owners
+# come from the node's cpulist.
+mapfile -t n1 < <(numa_node_cpus 1)
+if [ ${#n1[@]} -lt 2 ]; then
+	for t in owner offline1 offline2; do
+		tap_skip "numa_node=1: $t" "no NUMA node with two CPUs"
+	done
+	tap_done
+fi
+pcie_unload
+modprobe hwtel_sim_pcie numa_node=1 && taskset -c 0 modprobe ndk_pcie_tlm
+tap_eq "numa_node=1, probed on CPU 0: owner is node 1's lowest CPU" \
+	"${n1[0]}" "$(cat "$DEV/cpumask" 2>/dev/null)"
+echo 0 > /sys/devices/system/cpu/cpu${n1[0]}/online
+tap_eq "owner CPU ${n1[0]} offline: node 1's next CPU" "${n1[1]}" "$(cat "$DEV/cpumask")"
+for c in "${n1[@]:1}"; do
+	echo 0 > /sys/devices/system/cpu/cpu$c/online
+done
+tap_eq "all of node 1 offline: the lowest online CPU" \
+	"$(online_cpus | head -n1)" "$(cat "$DEV/cpumask")"
 tap_done
