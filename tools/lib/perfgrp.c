@@ -92,6 +92,13 @@ int hwtel_group_add(struct hwtel_group *g, const char *spec)
 	if (g->n == 0) {
 		attr.read_format |= PERF_FORMAT_GROUP;
 		attr.pinned = g->pinned;
+		/*
+		 * Opened disabled, enabled once complete: each member added
+		 * to a running group reschedules the whole group (the core's
+		 * ctx_resched), which made opening a group of N members cost
+		 * N^2 / 2 pmu add()/del() calls.
+		 */
+		attr.disabled = 1;
 	}
 	g->ev[g->n] = perf_evsel__new(&attr);
 	if (!g->ev[g->n])
@@ -222,6 +229,9 @@ int hwtel_group_open(struct hwtel_group *g)
 				 g->pmu->name);
 	for (i = 1; i < g->n; i++)
 		g->id[i] = g->buf[4 + 2 * i];
+	if (ioctl(g->leader_fd, PERF_EVENT_IOC_ENABLE, 0))
+		return hwtel_err(-errno, "cannot enable the %s group: %s",
+				 g->pmu->name, strerror(errno));
 	return 0;
 }
 
