@@ -7,6 +7,10 @@
 
 #include <hwtel/io.h>
 
+#ifndef HWTEL_LAB
+#error "the hardware models build only in the lab flavour (HWTEL_LAB=1)"
+#endif
+
 struct dentry;
 
 /* /sys/kernel/debug/hwtel-sim/, owned by the hwtel_sim module */
