@@ -38,6 +38,7 @@ export O
 
 .PHONY: all modules modules_install clean deps lab-modules sparse checkpatch \
 	tools unit vmtest check demo bench linux-src fuzz stress install \
+	install-tools install-data \
 	dkms-source deb check-hwflavour
 
 all: modules
@@ -59,11 +60,17 @@ modules_install: modules
 
 # Userspace install (debian/rules uses it). Udev rules and systemd units are
 # whatever data/udev/*.rules and data/systemd/*.{service,timer} hold.
-prefix     ?= /usr
-udevdir    ?= /usr/lib/udev/rules.d
-unitdir    ?= /usr/lib/systemd/system
-install:
-	$(MAKE) -C tools install DESTDIR=$(DESTDIR) prefix=$(prefix)
+prefix     ?= /usr/local
+libdir     ?= $(prefix)/lib
+# Where this system's udev and systemd look (bookworm: /lib/..., later /usr/lib/...).
+udevdir    ?= $(or $(shell pkg-config --variable=udevdir udev 2>/dev/null),/lib/udev)/rules.d
+unitdir    ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+install: install-tools install-data
+
+install-tools:
+	$(MAKE) -C tools install DESTDIR=$(DESTDIR) PREFIX=$(prefix) LIBDIR=$(libdir)
+
+install-data:
 	@set -e; for f in $(wildcard data/udev/*.rules); do \
 		install -D -m 644 $$f $(DESTDIR)$(udevdir)/$${f##*/}; done
 	@set -e; for f in $(wildcard data/systemd/*.service data/systemd/*.timer); do \
