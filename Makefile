@@ -8,7 +8,9 @@
 #   make KDIR=/lib/modules/$(uname -r)/build && make modules_install
 #   make install DESTDIR=D    tool, library, header, man page, udev, systemd
 #   make dkms-source DESTDIR=D  the DKMS source tree in D/usr/src/hwtel-VERSION
-#   make deb                  Debian packages into build/deb/
+#   make deb                  Debian packages into build/deb/ (lintian clean)
+#   make check-hwflavour      hardware flavour for 6.1/6.12 has no seam (nm/modinfo)
+#   make check-dkms           the real dkms builds the DKMS sources for 6.1/6.12
 #   make tools                hwtel, libhwtel and the selftest binaries
 #   make check                everything CI runs (build, lint, unit, VM suite)
 #   make demo                 boot the lab and show the PMUs on their models
@@ -39,7 +41,7 @@ export O
 .PHONY: all modules modules_install clean deps lab-modules sparse checkpatch \
 	tools unit vmtest check demo bench linux-src fuzz stress install \
 	install-tools install-data \
-	dkms-source deb check-hwflavour
+	dkms-source deb check-hwflavour check-dkms
 
 all: modules
 
@@ -95,6 +97,10 @@ deb:
 # The hardware flavour for 6.1 and 6.12 carries no seam (nm/modinfo).
 check-hwflavour:
 	scripts/check-hwflavour
+
+# The real dkms builds the DKMS sources for 6.1 and 6.12 (private trees).
+check-dkms:
+	scripts/check-dkms
 
 # Every lab kernel, warnings as errors (W=1 adds the extra warnings). Each
 # builds with its own compiler (scripts/kbuild: the newest kernel in its
