@@ -9,6 +9,7 @@
 #   make install DESTDIR=D    tool, library, header, man page, udev, systemd
 #   make dkms-source DESTDIR=D  the DKMS source tree in D/usr/src/hwtel-VERSION
 #   make deb                  Debian packages into build/deb/ (lintian clean)
+#   make deb-install-test     those packages unpacked with dpkg --root, checked, purged
 #   make check-hwflavour      hardware flavour for 6.1/6.12 has no seam (nm/modinfo)
 #   make check-dkms           the real dkms builds the DKMS sources for 6.1/6.12
 #   make tools                hwtel, libhwtel and the selftest binaries
@@ -41,7 +42,7 @@ export O
 .PHONY: all modules modules_install clean deps lab-modules sparse checkpatch \
 	tools unit vmtest check demo bench linux-src fuzz stress install \
 	install-tools install-data \
-	dkms-source deb check-hwflavour check-dkms
+	dkms-source deb deb-install-test check-hwflavour check-dkms
 
 all: modules
 
@@ -97,6 +98,10 @@ deb:
 # The hardware flavour for 6.1 and 6.12 carries no seam (nm/modinfo).
 check-hwflavour:
 	scripts/check-hwflavour
+
+# The packages of make deb unpacked into a scratch root, checked, purged.
+deb-install-test:
+	scripts/deb-install-test
 
 # The real dkms builds the DKMS sources for 6.1 and 6.12 (private trees).
 check-dkms:
