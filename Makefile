@@ -2,8 +2,16 @@
 #
 # hwtel top-level Makefile. See README.rst.
 #
-#   make                      modules for KDIR (default: the lab's 6.1 kernel)
+#   make                      modules for KDIR (default: the lab's 6.1 kernel),
+#                             hardware flavour (no model seam; HWTEL_LAB=1 for
+#                             the lab flavour, as lab-modules builds)
 #   make KDIR=/lib/modules/$(uname -r)/build && make modules_install
+#   make install DESTDIR=D    tool, library, header, man page, udev, systemd
+#   make dkms-source DESTDIR=D  the DKMS source tree in D/usr/src/hwtel-VERSION
+#   make deb                  Debian packages into build/deb/ (lintian clean)
+#   make deb-install-test     those packages unpacked with dpkg --root, checked, purged
+#   make check-hwflavour      hardware flavour for 6.1/6.12 has no seam (nm/modinfo)
+#   make check-dkms           the real dkms builds the DKMS sources for 6.1/6.12
 #   make tools                hwtel, libhwtel and the selftest binaries
 #   make check                everything CI runs (build, lint, unit, VM suite)
 #   make demo                 boot the lab and show the PMUs on their models
@@ -17,7 +25,11 @@ O          ?= $(srctree)/build
 LAB_KVER   := $(shell scripts/labkernel 6.1 2>/dev/null)
 KDIR       ?= /lib/modules/$(LAB_KVER)/build
 KVER        = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
-MOD_OUT     = $(O)/kmod/$(KVER)
+# Flavour: empty for hardware (what is installed), 1 for the lab (model
+# seam, models, -sim ids). Each flavour builds in its own directory.
+HWTEL_LAB  ?=
+MOD_OUT     = $(O)/kmod$(if $(HWTEL_LAB),,-hw)/$(KVER)
+VERSION    := $(shell sed -n 's/^\#define HWTEL_VERSION "\(.*\)"/\1/p' include/libhwtel/hwtel.h)
 # Our O is not the kernel's: pass the kernel its own output directory, which
 # Debian's headers name in their Makefile since 6.13 (empty before).
 KDIR_O      = $(shell sed -n 's/^KBUILD_OUTPUT=//p' $(KDIR)/Makefile 2>/dev/null)
@@ -28,7 +40,9 @@ LAB_SERIES ?= $(shell scripts/labkernel --list)
 export O
 
 .PHONY: all modules modules_install clean deps lab-modules sparse checkpatch \
-	tools unit vmtest check demo bench linux-src fuzz stress
+	tools unit vmtest check demo bench linux-src fuzz stress install \
+	install-tools install-data \
+	dkms-source deb deb-install-test check-hwflavour check-dkms
 
 all: modules
 
@@ -41,11 +55,57 @@ modules:
 	@test -n "$(KVER)" || { echo "KDIR=$(KDIR) is not a kernel build tree; run 'make deps' or set KDIR" >&2; exit 1; }
 	@mkdir -p $(MOD_OUT)
 	@cp -rsf $(srctree)/Kbuild $(srctree)/drivers $(srctree)/include $(MOD_OUT)/
-	$(MAKE) -C $(KDIR) M=$(MOD_OUT) O=$(KDIR_O) modules
+	$(MAKE) -C $(KDIR) M=$(MOD_OUT) O=$(KDIR_O) HWTEL_LAB=$(HWTEL_LAB) modules
 
 modules_install: modules
-	$(MAKE) -C $(KDIR) M=$(MOD_OUT) O=$(KDIR_O) modules_install
+	$(MAKE) -C $(KDIR) M=$(MOD_OUT) O=$(KDIR_O) HWTEL_LAB=$(HWTEL_LAB) modules_install
 	depmod -a $(KVER)
+
+# Userspace install (debian/rules uses it). Udev rules and systemd units are
+# whatever data/udev/*.rules and data/systemd/*.{service,timer} hold.
+prefix     ?= /usr/local
+libdir     ?= $(prefix)/lib
+# Where this system's udev and systemd look (bookworm: /lib/..., later /usr/lib/...).
+udevdir    ?= $(or $(shell pkg-config --variable=udevdir udev 2>/dev/null),/lib/udev)/rules.d
+unitdir    ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+install: install-tools install-data
+
+install-tools:
+	$(MAKE) -C tools install DESTDIR=$(DESTDIR) PREFIX=$(prefix) LIBDIR=$(libdir)
+
+install-data:
+	@set -e; for f in $(wildcard data/udev/*.rules); do \
+		install -D -m 644 $$f $(DESTDIR)$(udevdir)/$${f##*/}; done
+	@set -e; for f in $(wildcard data/systemd/*.service data/systemd/*.timer); do \
+		install -D -m 644 $$f $(DESTDIR)$(unitdir)/$${f##*/}; done
+
+# The sources DKMS builds from (dkms.conf: hardware flavour, drivers/perf
+# only; the models are not shipped).
+DKMS_DIR    = $(DESTDIR)/usr/src/hwtel-$(VERSION)
+dkms-source:
+	install -d $(DKMS_DIR)/drivers/perf $(DKMS_DIR)/include/hwtel
+	install -m 644 Kbuild $(DKMS_DIR)/
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in > $(DKMS_DIR)/dkms.conf
+	install -m 644 drivers/perf/Kbuild drivers/perf/*.[ch] $(DKMS_DIR)/drivers/perf/
+	install -m 644 $(filter-out include/hwtel/sim.h,$(wildcard include/hwtel/*.h)) \
+		$(DKMS_DIR)/include/hwtel/
+	cp -r include/uapi $(DKMS_DIR)/include/
+
+# Debian packages from this tree (debian/), into $(O)/deb/.
+deb:
+	scripts/build-deb
+
+# The hardware flavour for 6.1 and 6.12 carries no seam (nm/modinfo).
+check-hwflavour:
+	scripts/check-hwflavour
+
+# The packages of make deb unpacked into a scratch root, checked, purged.
+deb-install-test:
+	scripts/deb-install-test
+
+# The real dkms builds the DKMS sources for 6.1 and 6.12 (private trees).
+check-dkms:
+	scripts/check-dkms
 
 # Every lab kernel, warnings as errors (W=1 adds the extra warnings). Each
 # builds with its own compiler (scripts/kbuild: the newest kernel in its

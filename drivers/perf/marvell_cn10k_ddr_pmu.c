@@ -1161,6 +1161,7 @@ static const struct acpi_device_id ddr_acpi_match[] = {
 };
 MODULE_DEVICE_TABLE(acpi, ddr_acpi_match);
 
+#ifdef HWTEL_LAB
 /* Devices of the hardware model (drivers/hwsim/hwtel_sim_ddr.c) */
 static const struct platform_device_id ddr_id_table[] = {
 	{ "cn10k-ddr-pmu-sim", (kernel_ulong_t)&ddr_cn10k },
@@ -1169,6 +1170,10 @@ static const struct platform_device_id ddr_id_table[] = {
 	{ }
 };
 MODULE_DEVICE_TABLE(platform, ddr_id_table);
+#define DDR_ID_TABLE ddr_id_table
+#else
+#define DDR_ID_TABLE NULL	/* hardware flavour: ACPI and OF only */
+#endif
 
 static struct platform_driver ddr_driver = {
 	.driver = {
@@ -1176,7 +1181,7 @@ static struct platform_driver ddr_driver = {
 		.of_match_table = ddr_of_match,
 		.acpi_match_table = ddr_acpi_match,
 	},
-	.id_table = ddr_id_table,
+	.id_table = DDR_ID_TABLE,
 	.probe = ddr_probe,
 	.hwtel_platform_remove = ddr_remove,
 };

@@ -1521,11 +1521,17 @@ static const struct of_device_id ndk_tlm_of_match[] = {
 };
 MODULE_DEVICE_TABLE(of, ndk_tlm_of_match);
 
+#ifdef HWTEL_LAB
+/* Devices of the hardware model (drivers/hwsim/hwtel_sim_pcie.c) */
 static const struct platform_device_id ndk_tlm_id_table[] = {
 	{ .name = "ndk-pcie-tlm-sim" },
 	{ }
 };
 MODULE_DEVICE_TABLE(platform, ndk_tlm_id_table);
+#define NDK_TLM_ID_TABLE ndk_tlm_id_table
+#else
+#define NDK_TLM_ID_TABLE NULL	/* hardware flavour: OF only */
+#endif
 
 static struct platform_driver ndk_tlm_driver = {
 	.driver = {
@@ -1533,7 +1539,7 @@ static struct platform_driver ndk_tlm_driver = {
 		.of_match_table = ndk_tlm_of_match,
 	},
 	.probe = ndk_tlm_probe,
-	.id_table = ndk_tlm_id_table,
+	.id_table = NDK_TLM_ID_TABLE,
 };
 
 static int __init ndk_tlm_init(void)

@@ -8,6 +8,12 @@
  * readl()/readq(). A model device carries a struct hwtel_sim_io as its
  * platform data instead; every register access is then forwarded to the model.
  * Nothing above these helpers knows which of the two it talks to.
+ *
+ * The seam exists only in the lab flavour (HWTEL_LAB, set by the top Kbuild
+ * when the build is made with HWTEL_LAB=1, as ``make lab-modules`` does). A
+ * build for installation leaves it out: the helpers below are then plain
+ * readl()/readq() on the mapped window, platform data is never looked at and
+ * no module is pinned. See Documentation/admin-guide/hwtel-install.rst.
  */
 #ifndef _HWTEL_IO_H
 #define _HWTEL_IO_H
@@ -17,6 +23,8 @@
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/types.h>
+
+#ifdef HWTEL_LAB
 
 /**
  * struct hwtel_sim_io - register file of a hardware model
@@ -101,5 +109,53 @@ static inline void hwtel_io_put(const struct hwtel_io *io)
 	if (io->sim)
 		module_put(io->sim->owner);
 }
+
+#else /* !HWTEL_LAB: the hardware flavour */
+
+struct hwtel_io {
+	void __iomem *base;
+};
+
+static inline u32 hwtel_readl(const struct hwtel_io *io, u32 off)
+{
+	return readl(io->base + off);
+}
+
+static inline void hwtel_writel(const struct hwtel_io *io, u32 val, u32 off)
+{
+	writel(val, io->base + off);
+}
+
+static inline u64 hwtel_readq(const struct hwtel_io *io, u32 off)
+{
+	return readq(io->base + off);
+}
+
+static inline void hwtel_writeq(const struct hwtel_io *io, u64 val, u32 off)
+{
+	writeq(val, io->base + off);
+}
+
+static inline struct resource *hwtel_io_map(struct platform_device *pdev,
+					    struct hwtel_io *io)
+{
+	struct resource *res;
+
+	io->base = devm_platform_get_and_ioremap_resource(pdev, 0, &res);
+	if (IS_ERR(io->base))
+		return ERR_CAST(io->base);
+	return res;
+}
+
+static inline bool hwtel_io_get(const struct hwtel_io *io)
+{
+	return true;
+}
+
+static inline void hwtel_io_put(const struct hwtel_io *io)
+{
+}
+
+#endif /* HWTEL_LAB */
 
 #endif /* _HWTEL_IO_H */

@@ -7,6 +7,10 @@
 
 #include <hwtel/io.h>
 
+#ifndef HWTEL_LAB
+#error "the hardware models build only in the lab flavour (HWTEL_LAB=1)"
+#endif
+
 struct dentry;
 struct platform_device;
 struct platform_device_info;
