@@ -399,8 +399,10 @@ struct tlm_sim {
 	u32 in_tags[TLM_MAX_EP], in_tags_min[TLM_MAX_EP];
 	u32 in_fifo[TLM_MAX_EP], in_fifo_min[TLM_MAX_EP];
 
-	/* timed profile changes (profile_at), in time order */
-	unsigned int nsched;
+	/* timed profile changes (profile_at), in time order; those below
+	 * sched_next are done
+	 */
+	unsigned int nsched, sched_next;
 	u64 sched_t[TLM_MAX_SCHED];
 	const struct tlm_profile *sched_p[TLM_MAX_SCHED];
 
@@ -717,14 +719,10 @@ static void tlm_advance(struct tlm_sim *sim, u64 now)
 	 * time up to it counts with the old profile (tlm_set_profile()
 	 * advances to it first, with the entry already taken off).
 	 */
-	while (sim->nsched && now >= sim->sched_t[0]) {
-		const struct tlm_profile *p = sim->sched_p[0];
-		u64 t = sim->sched_t[0];
+	while (sim->sched_next < sim->nsched && now >= sim->sched_t[sim->sched_next]) {
+		unsigned int i = sim->sched_next++;
 
-		sim->nsched--;
-		memmove(sim->sched_t, sim->sched_t + 1, sim->nsched * sizeof(sim->sched_t[0]));
-		memmove(sim->sched_p, sim->sched_p + 1, sim->nsched * sizeof(sim->sched_p[0]));
-		tlm_set_profile(sim, p, true, t);
+		tlm_set_profile(sim, sim->sched_p[i], true, sim->sched_t[i]);
 	}
 	if (sim->pending_valid && now >= sim->busy_until) {
 		swap(sim->snap, sim->pending);
@@ -1277,7 +1275,7 @@ static ssize_t tlm_profile_at_read(struct file *file, char __user *ubuf,
 				   size_t len, loff_t *ppos)
 {
 	struct tlm_sim *sim = file_inode(file)->i_private;
-	char buf[TLM_MAX_SCHED * 40 + 1];
+	char buf[TLM_MAX_SCHED * 48 + 1];
 	unsigned long irqflags;
 	unsigned int i;
 	int n = 0;
@@ -1285,8 +1283,8 @@ static ssize_t tlm_profile_at_read(struct file *file, char __user *ubuf,
 	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_advance(sim, ktime_get_ns());
 	for (i = 0; i < sim->nsched; i++)
-		n += scnprintf(buf + n, sizeof(buf) - n, "%llu %s\n", sim->sched_t[i],
-			       sim->sched_p[i]->name);
+		n += scnprintf(buf + n, sizeof(buf) - n, "%llu %s%s\n", sim->sched_t[i],
+			       sim->sched_p[i]->name, i < sim->sched_next ? " done" : "");
 	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
@@ -1294,8 +1292,9 @@ static ssize_t tlm_profile_at_read(struct file *file, char __user *ubuf,
 /*
  * "NS NAME [NS NAME]...": switch to built-in profile NAME when
  * CLOCK_MONOTONIC reaches NS (ktime_get_ns()), exactly at that instant in
- * the model's time. Times must be in the future and increasing; a write
- * replaces the schedule, an empty line clears it.
+ * the model's time; "+NS" is relative to the write. Times must be in the
+ * future and increasing; a write replaces the schedule, an empty line
+ * clears it.
  */
 static ssize_t tlm_profile_at_write(struct file *file, const char __user *ubuf,
 				    size_t len, loff_t *ppos)
@@ -1303,6 +1302,7 @@ static ssize_t tlm_profile_at_write(struct file *file, const char __user *ubuf,
 	struct tlm_sim *sim = file_inode(file)->i_private;
 	const struct tlm_profile *p[TLM_MAX_SCHED];
 	u64 t[TLM_MAX_SCHED], now;
+	bool rel[TLM_MAX_SCHED];
 	unsigned int n = 0, i;
 	unsigned long irqflags;
 	char buf[TLM_WBUF], *cur, *tok;
@@ -1317,21 +1317,26 @@ static ssize_t tlm_profile_at_write(struct file *file, const char __user *ubuf,
 			continue;
 		if (n >= TLM_MAX_SCHED)
 			return -E2BIG;
-		if (kstrtou64(tok, 0, &t[n]))
+		rel[n] = *tok == '+';
+		if (kstrtou64(tok + rel[n], 0, &t[n]) || t[n] > U64_MAX / 2)
 			return -EINVAL;
 		do {
 			tok = strsep(&cur, " \t\n");
 		} while (tok && !*tok);
 		p[n] = tok ? tlm_find_profile(tok) : NULL;
-		if (!p[n] || (n && t[n] <= t[n - 1]))
+		if (!p[n])
 			return -EINVAL;
 		n++;
 	}
 	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	now = ktime_get_ns();
-	if (n && t[0] <= now) {
-		raw_spin_unlock_irqrestore(&sim->lock, irqflags);
-		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (rel[i])
+			t[i] += now;
+		if (t[i] <= (i ? t[i - 1] : now)) {
+			raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+			return -EINVAL;
+		}
 	}
 	tlm_advance(sim, now);
 	for (i = 0; i < n; i++) {
@@ -1339,6 +1344,7 @@ static ssize_t tlm_profile_at_write(struct file *file, const char __user *ubuf,
 		sim->sched_p[i] = p[i];
 	}
 	sim->nsched = n;
+	sim->sched_next = 0;
 	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
