@@ -55,6 +55,14 @@ static void fmt_val(char *buf, size_t size, float v)
 		snprintf(buf, size, "%.6g", (double)v);
 }
 
+/* a text column as wide as its name, at least 14 */
+static int colw(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 14 ? (int)n : 14;
+}
+
 static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
 {
 	unsigned int s, i, k, n = ntr(c, o);
@@ -79,7 +87,7 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 			fprintf(f, " (stopped while armed: the ring only)\n");
 		fprintf(f, "%3s %8s %12s", "", "sample", "ms");
 		for (k = 0; k < n; k++)
-			fprintf(f, " %14.14s", c->h.track[tr(o, k)]);
+			fprintf(f, " %*s", colw(c->h.track[tr(o, k)]), c->h.track[tr(o, k)]);
 		fputc('\n', f);
 		for (i = 0; i < sh->nsamples; i++) {
 			const struct rec_sample *sm = &c->samples[sh->first + i];
@@ -92,7 +100,7 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 				((double)sm->mono_ns - (double)t0) / 1e6);
 			for (k = 0; k < n; k++) {
 				fmt_val(v, sizeof(v), sm->vals[tr(o, k)]);
-				fprintf(f, " %14s", v);
+				fprintf(f, " %*s", colw(c->h.track[tr(o, k)]), v);
 			}
 			fputc('\n', f);
 		}
