@@ -645,3 +645,84 @@ TEST(rec_views_parse)
 	rec_capture_free(&c);
 	free(buf);
 }
+
+/* ---- the commands' option errors (no PMU needed: they come first) ---- */
+#include "cli.h"
+
+static int run_main(int (*fn)(int, char **), const char *const *args, char *err, size_t size)
+{
+	char *argv[32];
+	int argc = 0, ret, fd, saved;
+	FILE *f;
+
+	while (args[argc]) {
+		argv[argc] = (char *)args[argc];
+		argc++;
+	}
+	argv[argc] = NULL;
+	fflush(stderr);
+	saved = dup(2);
+	f = tmpfile();
+	fd = fileno(f);
+	dup2(fd, 2);
+	ret = fn(argc, argv);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	memset(err, 0, size);
+	if (fread(err, 1, size - 1, f) == 0)
+		err[0] = '\0';
+	fclose(f);
+	return ret;
+}
+
+#define RARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+TEST(rec_cli_errors)
+{
+	char err[4096];
+
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-p", "50us"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "hwtel record: error: -p/--period: 50us is below the minimum period of 100us\n"));
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-p", "1 ms"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "bad period '1 ms'"));
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "--position", "101"), err, sizeof(err)), 2);
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "--position", "middle"), err, sizeof(err)), 2);
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-N", "0"), err, sizeof(err)), 2);
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-N", "10", "-S", "1"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "-N and -S exclude each other"));
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "--shots", "0"), err, sizeof(err)), 2);
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "--bogus"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "unrecognized option '--bogus'"));
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-o"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "option '-o' needs an argument"));
+	/* a source that is no source: status 2 before anything is opened */
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-s", "gpu"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "bad source 'gpu'"));
+
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "no capture FILE given"));
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--csv", "--json", "x"), err, sizeof(err)), 2);
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "/nonexistent/x.rec"), err, sizeof(err)), 1);
+	CHECK(strstr(err, "cannot open /nonexistent/x.rec"));
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "/etc/hostname"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "not a hwtel capture"));
+	/* the round-trip capture of the file test */
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--csv", "-o", "/tmp/hwtel-unit-rec.csv2",
+						   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 0);
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--shot", "3", "/tmp/hwtel-unit-rec.cap"),
+			  err, sizeof(err)), 2);
+	CHECK(strstr(err, "has no shot 3"));
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "-m", "nope*", "/tmp/hwtel-unit-rec.cap"),
+			  err, sizeof(err)), 2);
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--svg", "-o", "/nonexistent/p.svg",
+						   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "cannot write /nonexistent/p.svg"));
+	{
+		char *csv = unit_slurp("/tmp/hwtel-unit-rec.csv2", NULL);
+
+		CHECK(csv && !strncmp(csv, "shot,sample,from_trigger,mono_ns,real_ns,x,half,n\n0,0,-1000,", 60));
+		free(csv);
+	}
+}
