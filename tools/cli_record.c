@@ -763,6 +763,14 @@ int hwtel_record_main(int argc, char **argv)
 	ret = parse_rec_args(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	/* before the capture file exists: a SIGUSR1 sent once it does is ours */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
 	/* sources */
 	for (i = 0; i < o.nsrc; i++) {
 		ret = open_source(&r, i, o.src[i], o.src_standby[i]);
@@ -916,13 +924,6 @@ int hwtel_record_main(int argc, char **argv)
 	}
 	rec_writer_sink(w, &sink);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_usr1;
-	sigaction(SIGUSR1, &sa, NULL);
 	if (o.command) {
 		sa.sa_handler = on_chld;
 		sigaction(SIGCHLD, &sa, NULL);

@@ -112,7 +112,11 @@ echo seed > "$PCIE_DBG/profile"
 # --- 10 (+1): SIGUSR1 ---------------------------------------------------------------
 "$HW" record -q -o "$T/usr1.rec" -p $P -N 20 --position end -t 10 2> "$T/usr1.err" &
 pid=$!
-sleep 0.3
+for ((i = 0; i < 200; i++)); do
+	[ -s "$T/usr1.rec" ] && break
+	sleep 0.05
+done
+sleep 0.2	# 19 samples of 2 ms fill the ring before the trigger
 kill -USR1 $pid
 wait $pid
 rc "SIGUSR1: record exits 0" 0 $? "$T/usr1.err"
