@@ -562,8 +562,18 @@ TEST(rec_file_round_trip_and_truncation)
 	}
 	CHECK(mono_ok);
 	CHECK_U64(c.shots[0].trig_mono_ns, c.samples[pre].mono_ns);
-	/* bytes per sample: type + 3-byte tick delta + 3 x f32 = 16 */
 	CHECK_EQ(len - c.good_bytes, 0);
+	/*
+	 * The size, record by record: shot 1 + 1 + 1 + 2 (pre 1000) + 8;
+	 * 3 syncs of 17; a sample is type + 3-byte tick delta (1 ms) + 3 f32 =
+	 * 16 bytes, 14 after a sync (delta 0); the note 1 + 8 + 1 + 38; shot
+	 * end 1 + 1 + 2; end 1 + 1 + 8.
+	 */
+	{
+		size_t hlen = (size_t)buf[12] | (size_t)buf[13] << 8 | (size_t)buf[14] << 16;
+
+		CHECK_EQ(len - 16 - hlen, 13 + 3 * 17 + (RT_N - 3) * 16 + 3 * 14 + 48 + 4 + 10);
+	}
 	rec_capture_free(&c);
 
 	/* every cut: readable, monotone, complete only when whole */
