@@ -1177,12 +1177,15 @@ int hwtel_report_main(int argc, char **argv)
 		rep_usage(stderr);
 		return HWTEL_EXIT_USAGE;
 	}
+	err[0] = '\0';
 	ret = rec_read(argv[optind], &c, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "hwtel report: error: %s: %s\n", argv[optind],
 			err[0] ? err : strerror(-ret));
 		return ret == -ENOENT || ret == -EACCES ? HWTEL_EXIT_FAIL : HWTEL_EXIT_USAGE;
 	}
+	if (!c.complete && err[0])
+		fprintf(stderr, "hwtel report: warning: %s: %s\n", argv[optind], err);
 	if (!c.complete)
 		fprintf(stderr, "hwtel report: warning: %s is incomplete: %zu of its %zu bytes are whole records (no end record); shown up to the last whole record\n",
 			argv[optind], c.good_bytes, c.bytes);

@@ -604,6 +604,24 @@ TEST(rec_file_round_trip_and_truncation)
 	CHECK_EQ(rec_read_mem(buf, len - 10 - 4 - 1, &c, err, sizeof(err)), 0);
 	CHECK_EQ(c.nsamples, RT_N - 1);
 	rec_capture_free(&c);
+	/* an unknown record type: read up to it, with the reason */
+	{
+		size_t hlen = (size_t)buf[12] | (size_t)buf[13] << 8 | (size_t)buf[14] << 16;
+		unsigned char keep = buf[16 + hlen + 13];
+
+		CHECK_EQ(buf[16 + hlen], 'B');
+		CHECK_EQ(keep, 'S');
+		buf[16 + hlen + 13] = 'Q';
+		err[0] = '\0';
+		CHECK_EQ(rec_read_mem(buf, len, &c, err, sizeof(err)), 0);
+		CHECK(!c.complete);
+		CHECK_EQ(c.nshots, 1);
+		CHECK_EQ(c.nsamples, 0);
+		CHECK_EQ(c.good_bytes, 16 + hlen + 13);
+		CHECK_STR(err, "corrupt capture: unknown record type");
+		rec_capture_free(&c);
+		buf[16 + hlen + 13] = keep;
+	}
 	CHECK_EQ(rec_read_mem(buf, 10, &c, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "not a hwtel capture (no HWTELREC header)");
 	buf[8] = 2;
