@@ -6,6 +6,7 @@
  *   hwtel ddr  [-d DEV] [-i N] [-t SEC] [-w] [-j] [-x SEP] [-e EVENTS] [--prometheus FILE]
  *   hwtel list
  *   hwtel gpu  [-t SEC | -- COMMAND] [-w] [-j|-x SEP] ...  (cli_gpu.c)
+ *   hwtel record ... / hwtel report FILE ...                  (cli_record.c)
  *   nfb-pcie-telemetry [the reference tool's options]
  */
 #include <dirent.h>
@@ -73,6 +74,9 @@ static void usage(FILE *f)
 	      "  list    supported PMUs found and their events\n"
 	      "  gpu     GPU power consumers per process (Mali internal profiling);\n"
 	      "          see 'hwtel gpu --help'\n"
+	      "  record  flight recorder of PCIe/DDR/perf metrics with triggers;\n"
+	      "          see 'hwtel record --help'\n"
+	      "  report  views of a capture file; see 'hwtel report --help'\n"
 	      "\n"
 	      "options (pcie, ddr):\n"
 	      "  -d, --device DEV       PMU name, sysfs path, MMIO base (0x...), instance\n"
@@ -721,6 +725,12 @@ int hwtel_main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "gpu"))
 		return hwtel_gpu_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "record")) {
+		raise_nofile();
+		return hwtel_record_main(argc - 1, argv + 1);
+	}
+	if (argc >= 2 && !strcmp(argv[1], "report"))
+		return hwtel_report_main(argc - 1, argv + 1);
 	raise_nofile();
 
 	ret = hwtel_parse_args(argc, argv, &o, stdout, stderr);

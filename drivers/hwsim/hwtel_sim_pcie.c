@@ -101,6 +101,7 @@
 #define TLM_STRIDE		0x100000ULL
 #define TLM_WINDOW		0x10000ULL
 #define TLM_MAX_INSTANCES	16
+#define TLM_MAX_SCHED		8	/* timed profile changes of one instance */
 
 /* Reference clocks of the profile rates, in Hz */
 #define TLM_REF_PCIE_HZ		400000000U
@@ -402,12 +403,22 @@ struct tlm_sim {
 	u32 in_tags[TLM_MAX_EP], in_tags_min[TLM_MAX_EP];
 	u32 in_fifo[TLM_MAX_EP], in_fifo_min[TLM_MAX_EP];
 
+	/* timed profile changes (profile_at), in time order; those below
+	 * sched_next are done
+	 */
+	unsigned int nsched, sched_next;
+	u64 sched_t[TLM_MAX_SCHED];
+	const struct tlm_profile *sched_p[TLM_MAX_SCHED];
+
 	struct tlm_stats stats;
 	u32 mmio_off;		/* register selected by the mmio file */
 	struct tlm_pdata pd;	/* accessors for the mmio file */
 };
 
 static struct tlm_sim *tlm_sims[TLM_MAX_INSTANCES];
+
+static void tlm_set_profile(struct tlm_sim *sim, const struct tlm_profile *p,
+			    bool builtin, u64 now);
 
 /*
  * The model's register windows live on a private bus: they are never mapped,
@@ -707,6 +718,16 @@ static void tlm_flush(struct tlm_sim *sim)
 
 static void tlm_advance(struct tlm_sim *sim, u64 now)
 {
+	/*
+	 * Timed profile changes due by @now switch at their own instant: the
+	 * time up to it counts with the old profile (tlm_set_profile()
+	 * advances to it first, with the entry already taken off).
+	 */
+	while (sim->sched_next < sim->nsched && now >= sim->sched_t[sim->sched_next]) {
+		unsigned int i = sim->sched_next++;
+
+		tlm_set_profile(sim, sim->sched_p[i], true, sim->sched_t[i]);
+	}
 	if (sim->pending_valid && now >= sim->busy_until) {
 		swap(sim->snap, sim->pending);
 		sim->pending_valid = false;
@@ -1251,6 +1272,92 @@ static const struct file_operations tlm_profile_fops = {
 	.open = simple_open,
 	.read = tlm_profile_read,
 	.write = tlm_profile_write,
+	.llseek = default_llseek,
+};
+
+static ssize_t tlm_profile_at_read(struct file *file, char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	char buf[TLM_MAX_SCHED * 48 + 1];
+	unsigned long irqflags;
+	unsigned int i;
+	int n = 0;
+
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
+	tlm_advance(sim, ktime_get_ns());
+	for (i = 0; i < sim->nsched; i++)
+		n += scnprintf(buf + n, sizeof(buf) - n, "%llu %s%s\n", sim->sched_t[i],
+			       sim->sched_p[i]->name, i < sim->sched_next ? " done" : "");
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+/*
+ * "NS NAME [NS NAME]...": switch to built-in profile NAME when
+ * CLOCK_MONOTONIC reaches NS (ktime_get_ns()), exactly at that instant in
+ * the model's time; "+NS" is relative to the write. Times must be in the
+ * future and increasing; a write replaces the schedule, an empty line
+ * clears it.
+ */
+static ssize_t tlm_profile_at_write(struct file *file, const char __user *ubuf,
+				    size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	const struct tlm_profile *p[TLM_MAX_SCHED];
+	u64 t[TLM_MAX_SCHED], now;
+	bool rel[TLM_MAX_SCHED];
+	unsigned int n = 0, i;
+	unsigned long irqflags;
+	char buf[TLM_WBUF], *cur, *tok;
+	ssize_t ret;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	cur = strim(buf);
+	while ((tok = strsep(&cur, " \t\n")) != NULL) {
+		if (!*tok)
+			continue;
+		if (n >= TLM_MAX_SCHED)
+			return -E2BIG;
+		rel[n] = *tok == '+';
+		if (kstrtou64(tok + rel[n], 0, &t[n]) || t[n] > U64_MAX / 2)
+			return -EINVAL;
+		do {
+			tok = strsep(&cur, " \t\n");
+		} while (tok && !*tok);
+		p[n] = tok ? tlm_find_profile(tok) : NULL;
+		if (!p[n])
+			return -EINVAL;
+		n++;
+	}
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
+	now = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		if (rel[i])
+			t[i] += now;
+		if (t[i] <= (i ? t[i - 1] : now)) {
+			raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+			return -EINVAL;
+		}
+	}
+	tlm_advance(sim, now);
+	for (i = 0; i < n; i++) {
+		sim->sched_t[i] = t[i];
+		sim->sched_p[i] = p[i];
+	}
+	sim->nsched = n;
+	sim->sched_next = 0;
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+	return len;
+}
+
+static const struct file_operations tlm_profile_at_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = tlm_profile_at_read,
+	.write = tlm_profile_at_write,
 	.llseek = default_llseek,
 };
 
@@ -2009,6 +2116,7 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	debugfs_create_file("set", 0200, sim->dir, sim, &tlm_set_fops);
 	debugfs_create_file("flags", 0600, sim->dir, sim, &tlm_flags_fops);
 	debugfs_create_file("profile", 0600, sim->dir, sim, &tlm_profile_fops);
+	debugfs_create_file("profile_at", 0600, sim->dir, sim, &tlm_profile_at_fops);
 	debugfs_create_file("traffic", 0600, sim->dir, sim, &tlm_traffic_fops);
 	debugfs_create_file("gauge", 0200, sim->dir, sim, &tlm_gauge_fops);
 	debugfs_create_file("pcie_status", 0200, sim->dir, sim,

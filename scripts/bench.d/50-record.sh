@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# hwtel record's sampling, as ratios against `hwtel pcie -w` at the same
+# rate (1 ms), on the seed-example model, in one run:
+#  1. sample-interval error |interval - period|, median and p99;
+#  2. CPU time per sample (utime + stime of the running process over a
+#     window, divided by the samples taken in it).
+# hwtel pcie -w formats and prints a JSON report per interval, hwtel record
+# stores a few floats: the CPU ratio says what the recorder saves.
+
+set -u
+hw=${HWTEL_BUILD:?run inside the lab (make bench)}/tools/hwtel
+win_s=${HWTEL_BENCH_WATCH_S:-4}
+out=/tmp/bench-rec.$$
+
+cleanup()
+{
+	rm -rf "$out"
+	modprobe -r ndk_pcie_tlm 2>/dev/null
+	modprobe -r hwtel_sim_pcie 2>/dev/null
+}
+trap cleanup EXIT
+mkdir -p "$out"
+
+modprobe hwtel_sim_pcie profile=seed || exit 1
+modprobe ndk_pcie_tlm || exit 1
+
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+
+# measure CMD...: run it, CPU ticks over [1 s, 1 s + win_s]; realtime ns of
+# the window into $out/win
+measure()
+{
+	local pid c0 c1 t0 t1
+
+	"$@" &
+	pid=$!
+	sleep 1
+	t0=$(date +%s%N); c0=$(ticks $pid)
+	sleep "$win_s"
+	c1=$(ticks $pid); t1=$(date +%s%N)
+	kill -INT $pid
+	wait $pid
+	echo "$t0 $t1 $(( (c1 - c0) * 1000000 / hz ))" > "$out/win.$2"
+}
+
+measure "$hw" record -q -o "$out/r.rec" -p 1ms -N 100000 --position end -t $((win_s + 3))
+mv "$out/win.record" "$out/win.rec"
+"$hw" report --csv "$out/r.rec" > "$out/r.csv" || exit 1
+measure "$hw" pcie -w -t 0.001 -j > "$out/p.json"
+
+
+python3 - "$out" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+
+def win(name):
+    t0, t1, cpu_us = map(int, open(f"{d}/win.{name}").read().split())
+    return t0, t1, cpu_us
+
+def stats(iv):
+    err = sorted(abs(x - 1e6) for x in iv)
+    return err[len(err) // 2], err[min(len(err) - 1, int(0.99 * len(err)))]
+
+# record: sample times from the capture (CLOCK_REALTIME column for the window)
+rows = [l.split(",") for l in open(f"{d}/r.csv").read().splitlines()[1:]]
+real = [int(r[4]) for r in rows]
+mono = [int(r[3]) for r in rows]
+t0, t1, cpu = win("rec")
+n_rec = sum(1 for t in real if t0 <= t <= t1)
+iv = [b - a for a, b in zip(mono, mono[1:])]
+rmed, rp99 = stats(iv)
+rcpu = cpu / max(n_rec, 1)
+# hwtel pcie -w: the "seconds" of each interval's JSON
+secs = [float(x) for x in re.findall(r'"seconds": ([0-9.e+-]+)', open(f"{d}/p.json").read())]
+t0, t1, cpu = win("pcie")
+n_p = (t1 - t0) / 1e9 / (sum(secs) / len(secs)) if secs else 0
+pmed, pp99 = stats([s * 1e9 for s in secs])
+pcpu = cpu / max(n_p, 1)
+print("hwtel record -p 1ms vs hwtel pcie -w -t 0.001 (%d and %d samples)" % (len(iv) + 1, len(secs)))
+print("  interval error median: record %8.1f us, pcie -w %8.1f us, ratio %.3f" % (rmed / 1e3, pmed / 1e3, rmed / pmed if pmed else float("nan")))
+print("  interval error p99:    record %8.1f us, pcie -w %8.1f us, ratio %.3f" % (rp99 / 1e3, pp99 / 1e3, rp99 / pp99 if pp99 else float("nan")))
+print("  CPU per sample:        record %8.1f us, pcie -w %8.1f us, ratio %.3f" % (rcpu, pcpu, rcpu / pcpu if pcpu else float("nan")))
+PY

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks of selftests/record/record.sh, in one python3 start (each start
+costs seconds in a TCG guest).
+
+    check_record.py DIR
+
+DIR/checks has one check per line: "NAME|description|arg|arg...". Prints
+"ok <description>" or "not ok <description>" plus "# " diagnostics, one
+result per line of DIR/checks, in order.
+"""
+import json
+import os
+import sys
+import traceback
+import xml.dom.minidom
+
+D = sys.argv[1]
+
+
+def load(name):
+    with open(os.path.join(D, name)) as f:
+        return json.load(f)
+
+
+def shots(name, events, n, pre, cause):
+    """Every shot: n samples, pre before the trigger, all below the
+    threshold and before the model's change; the trigger within two
+    samples of the change."""
+    d = load(name)
+    ev = [int(x) for x in events.split()]
+    n, pre = int(n), int(pre)
+    assert d["complete"], "capture not complete"
+    assert d["pre"] == pre, (d["pre"], pre)
+    assert len(d["shots"]) == len(ev), "%d shots, want %d" % (len(d["shots"]), len(ev))
+    k = d["tracks"].index("pcie.ep0.rq0.mfb_stall_pct")
+    for s, e in zip(d["shots"], ev):
+        sm = s["samples"]
+        assert s["cause"] == cause and s["ended"], s["cause"]
+        assert len(sm) == n, "%d samples, want %d" % (len(sm), n)
+        assert s["trigger_index"] == pre, (s["trigger_index"], pre)
+        t = [x["mono_ns"] for x in sm]
+        assert t == sorted(t) and len(set(t)) == n, "times not increasing"
+        assert s["trigger_mono_ns"] == t[pre]
+        assert all(x["values"][k] is None or x["values"][k] < 1 for x in sm[:pre]), \
+            "a pre-trigger sample above the threshold"
+        assert sm[pre]["values"][k] > 1
+        # the change cannot show before it happened; it shows within two
+        # samples (the first may hold a sliver of busy traffic below 1 %)
+        assert t[pre] >= e, "trigger at %d, before the change at %d" % (t[pre], e)
+        if pre >= 2:
+            assert t[pre - 2] < e, "sample %d at %d, after the change at %d" % (pre - 2, t[pre - 2], e)
+        # CLOCK_REALTIME: monotonic plus the offset of the sync record
+        off = {x["real_ns"] - x["mono_ns"] for x in sm}
+        assert len(off) == 1, off
+
+
+def external(name, cause, n, trig):
+    d = load(name)
+    s = d["shots"]
+    assert d["complete"]
+    assert len(s) == 1 and s[0]["cause"] == cause, [x["cause"] for x in s]
+    assert s[0]["trigger_index"] == int(trig), s[0]["trigger_index"]
+    assert len(s[0]["samples"]) == int(n), len(s[0]["samples"])
+
+
+def counter(name):
+    d = load(name)
+    s = d["shots"][0]
+    sm = s["samples"]
+    h = d["tracks"].index("hot")
+    pre = s["trigger_index"]
+    assert pre == 15 and len(sm) == 30, (pre, len(sm))
+    v = [x["values"][h] for x in sm]
+    assert v[pre - 4:pre + 1] == [1, 2, 3, 4, 5], v
+    assert all(x == 0 for x in v[:pre - 4]), v
+    assert v[pre + 1:] == list(range(6, 6 + len(sm) - pre - 1)), v
+
+
+def feedback(name):
+    d = load(name)
+    sm = d["shots"][0]["samples"]
+    h = d["tracks"].index("hot")
+    fb = [x for x in d["notes"] if x["text"].startswith("feedback:")]
+    assert len(fb) == 1 and fb[0]["text"].endswith("period 1000000ns"), d["notes"]
+    at = [x["mono_ns"] for x in sm if x["values"][h] == 2]
+    assert fb[0]["mono_ns"] == at[0], (fb, at)
+
+
+def standby(name):
+    d = load(name)
+    s = d["shots"][0]
+    sm = s["samples"]
+    k = d["tracks"].index("ddr0.read_gbps")
+    pre = s["trigger_index"]
+    v = [x["values"][k] for x in sm]
+    # enabled at the trigger sample, which reads its base: values after it
+    assert all(x is None for x in v[:pre + 1]), v
+    assert all(x is not None for x in v[pre + 1:]), v
+    tn = [x for x in d["notes"] if x["text"].startswith("trigger:")]
+    assert len(tn) == 1 and tn[0]["text"].endswith(": enable ddr"), d["notes"]
+    assert tn[0]["mono_ns"] == s["trigger_mono_ns"]
+
+
+def cut(name, whole):
+    a, b = load(name), load(whole)
+    assert not a["complete"] and b["complete"]
+    sa, sb = a["shots"][0]["samples"], b["shots"][0]["samples"]
+    assert 0 < len(sa) < len(sb) and sa == sb[:len(sa)], (len(sa), len(sb))
+
+
+def trace(name, capture):
+    d, c = load(name), load(capture)
+    ev = d["traceEvents"]
+    sm = c["shots"][0]["samples"]
+    want = {t for i, t in enumerate(c["tracks"]) if any(x["values"][i] is not None for x in sm)}
+    names = {e["name"] for e in ev if e["ph"] == "C"}
+    assert names == want, (names, want)
+    for i, t in enumerate(c["tracks"]):
+        pts = [(e["ts"], e["args"]["value"]) for e in ev if e["ph"] == "C" and e["name"] == t]
+        assert len(pts) == sum(1 for x in sm if x["values"][i] is not None), t
+    tr = [e for e in ev if e["ph"] == "i" and e["name"].startswith("trigger")]
+    assert len(tr) == 1 and tr[0]["ts"] == c["shots"][0]["trigger_mono_ns"] / 1e3
+
+
+def svg(name):
+    doc = xml.dom.minidom.parse(os.path.join(D, name))
+    pl = doc.getElementsByTagName("polyline")
+    ln = [x for x in doc.getElementsByTagName("line") if x.getAttribute("class") == "trigger"]
+    pre = [x for x in doc.getElementsByTagName("rect") if x.getAttribute("class") == "pre"]
+    assert len(pl) >= 2 and len(ln) == len(pl) and len(pre) == len(pl), (len(pl), len(ln), len(pre))
+
+
+def main():
+    with open(os.path.join(D, "checks")) as f:
+        lines = [x.rstrip("\n") for x in f if x.strip()]
+    for line in lines:
+        name, desc, *args = line.split("|")
+        try:
+            globals()[name](*args)
+            print("ok " + desc)
+        except Exception:
+            print("not ok " + desc)
+            for x in traceback.format_exc().splitlines()[-4:]:
+                print("# " + x)
+    sys.stdout.flush()
+
+
+main()

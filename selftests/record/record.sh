@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# hwtel record / report on the PCIE_TELEMETRY_MI model: the model switches
+# from the seed traffic (RQ MFB stall 0.01 %) to "busy" (5 %) at a known
+# CLOCK_MONOTONIC instant (profile_at); a recorder armed on RQ stall > 1 %
+# keeps exactly the pre-trigger share of its ring for every position, all
+# before that instant, and stops. Re-armed shots, SIGUSR1, the end of a
+# command, an event counter with feedback and a standby DDR set switched on
+# by the trigger, bad input (status 2, no file), a cut file, and the views
+# (trace JSON, SVG). The captures are checked by one python3 run at the end
+# (check_record.py): each python3 start costs seconds under TCG.
+
+. "$(dirname "$0")/../tool/tool_lib.sh"
+tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
+tap_plan 34
+
+TRIG='pcie.ep0.rq0.mfb_stall_pct > 1'
+N=40
+P=2ms
+CHECKS=$T/checks
+: > "$CHECKS"
+
+# check NAME DESC ARGS...: a check of check_record.py, run at the end
+check()
+{
+	local IFS='|'
+
+	echo "$*" >> "$CHECKS"
+}
+
+# rc DESC WANT STATUS ERRFILE: the exit status, stderr as the diagnostic
+rc()
+{
+	if [ "$2" = "$3" ]; then
+		tap_ok "$1"
+	else
+		tap_fail "$1" "status $3, expected $2" "$(cat "$4" 2>/dev/null)"
+	fi
+}
+
+# schedule MS PROFILE [MS PROFILE]...: timed changes of the model from
+# now; prints their CLOCK_MONOTONIC instants (ns), read
+# back from the model
+schedule()
+{
+	local line=""
+
+	while [ $# -ge 2 ]; do
+		line="$line +$(($1 * 1000000)) $2"
+		shift 2
+	done
+	echo "$line" > "$PCIE_DBG/profile_at"
+	echo $(awk '{print $1}' "$PCIE_DBG/profile_at")
+}
+
+# fire OUT.rec MS PROFILE [MS PROFILE]... -- RECORD-ARGS...: start the
+# recorder, and once it samples (its header is written after the sources
+# opened) schedule the changes; waits for it. Prints the change instants,
+# leaves the status in $T/status.
+fire()
+{
+	local out=$1 pid sched=() i
+
+	shift
+	while [ "$1" != "--" ]; do
+		sched+=("$1")
+		shift
+	done
+	shift
+	echo > "$PCIE_DBG/profile_at"
+	echo seed > "$PCIE_DBG/profile"
+	rm -f "$out"
+	"$HW" record -q -o "$out" "$@" 2> "${out%.rec}.err" &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$out" ] && break
+		sleep 0.05
+	done
+	schedule "${sched[@]}"
+	wait $pid
+	echo $? > "$T/status"
+}
+
+pcie_up profile=seed || { tap_fail "load model (seed) and driver"; tap_done; }
+
+# --- 1-8 (+4 checks): one shot per position ----------------------------------
+for pos in begin center end 25; do
+	case $pos in
+	begin) pct=0 ;; center) pct=50 ;; end) pct=100 ;; *) pct=$pos ;;
+	esac
+	pre=$(( (pct * (N - 1) * 2 + 100) / 200 ))	# round(pct * (N - 1) / 100)
+	ev=$(fire "$T/$pos.rec" 200 busy -- -p $P -N $N --position $pos --trigger "$TRIG" -t 5)
+	rc "position $pos: record exits 0" 0 "$(cat "$T/status")" "$T/$pos.err"
+	"$HW" report --json "$T/$pos.rec" > "$T/$pos.json" 2> "$T/$pos.rerr"
+	rc "position $pos: report --json exits 0" 0 $? "$T/$pos.rerr"
+	check shots "position $pos: $pre of $N samples before the trigger, all before the model's change" \
+		"$pos.json" "$ev" $N $pre condition
+done
+echo > "$PCIE_DBG/profile_at"
+echo seed > "$PCIE_DBG/profile"
+
+# --- 9 (+1): two shots, re-armed on the next rising edge -----------------------
+set -- $(fire "$T/shots.rec" 200 busy 400 seed 700 busy -- -p $P -N 20 --position center \
+	--shots 2 --trigger "$TRIG" -t 5)
+rc "--shots 2: record exits 0" 0 "$(cat "$T/status")" "$T/shots.err"
+"$HW" report --json "$T/shots.rec" > "$T/shots.json"
+check shots "--shots 2: two shots of 20, 10 before each trigger, each at its busy start" \
+	shots.json "$1 $3" 20 10 condition
+echo seed > "$PCIE_DBG/profile"
+
+# --- 10 (+1): SIGUSR1 ---------------------------------------------------------------
+"$HW" record -q -o "$T/usr1.rec" -p $P -N 20 --position end -t 10 2> "$T/usr1.err" &
+pid=$!
+for ((i = 0; i < 200; i++)); do
+	[ -s "$T/usr1.rec" ] && break
+	sleep 0.05
+done
+sleep 0.2	# 19 samples of 2 ms fill the ring before the trigger
+kill -USR1 $pid
+wait $pid
+rc "SIGUSR1: record exits 0" 0 $? "$T/usr1.err"
+"$HW" report --json "$T/usr1.rec" > "$T/usr1.json"
+check external "SIGUSR1: the trigger, the last of 20 samples" usr1.json SIGUSR1 20 19
+
+# --- 11 (+1): the end of a command --------------------------------------------------
+"$HW" record -q -o "$T/cmd.rec" -p $P -N 21 --position center -- sh -c 'sleep 0.2; exit 3' \
+	2> "$T/cmd.err"
+rc "-- COMMAND: record exits with the command's status" 3 $? "$T/cmd.err"
+"$HW" report --json "$T/cmd.rec" > "$T/cmd.json"
+check external "-- COMMAND: its end triggers, 10 samples before and 10 after" cmd.json "command end" 21 10
+
+# --- 12 (+3): event counter, feedback, standby set -------------------------------
+ddr_up cn10k || tap_fail "load the DDR model"
+fire "$T/cnt.rec" 200 busy -- -p $P -N 30 --position 50 -t 5 \
+	--counter 'hot inc pcie.ep0.rq0.mfb_stall_pct > 1; clear pcie.ep0.rq0.mfb_stall_pct < 0.5' \
+	--trigger 'hot >= 5' --feedback 'hot >= 2 => period 1ms' \
+	--standby ddr --on-trigger 'enable ddr' > /dev/null
+rc "counter/feedback/standby: record exits 0" 0 "$(cat "$T/status")" "$T/cnt.err"
+"$HW" report --json "$T/cnt.rec" > "$T/cnt.json"
+check counter "counter: hot counts 1..5 up to the trigger (index 15), 0 before, on after" cnt.json
+check feedback "feedback: one note, at the sample where hot reached 2" cnt.json
+check standby "standby ddr: enabled by the trigger, values from the sample after it" cnt.json
+ddr_down
+echo > "$PCIE_DBG/profile_at"
+echo seed > "$PCIE_DBG/profile"
+
+# --- 13-18: bad input, status 2, no capture file --------------------------------------
+bad()
+{
+	local desc=$1 want=$2 out rc
+
+	shift 2
+	rm -f "$T/bad.rec"
+	out=$("$HW" record -o "$T/bad.rec" -N 10 -t 1 "$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 2 ] && [[ $out == *"$want"* ]] && [ ! -e "$T/bad.rec" ]; then
+		tap_ok "$desc"
+	else
+		tap_fail "$desc" "status $rc, file: $(ls "$T/bad.rec" 2>&1)" "$out"
+	fi
+}
+bad "bad expression: status 2, the column, no file" \
+	"--trigger 'pcie.ep0.rq0.used_pct >': at column 24: expected a number, a name or '(', got the end" \
+	--trigger 'pcie.ep0.rq0.used_pct >'
+bad "unknown metric: status 2, no file" "unknown metric or counter 'pcie.ep9.rq0.used_pct'" \
+	--trigger 'pcie.ep9.rq0.used_pct > 1'
+bad "period below 100us: status 2" "-p/--period: 50us is below the minimum period of 100us" -p 50us
+bad "bad position: status 2" "--position: invalid value 'middle'" --position middle
+bad "enable of no standby set: status 2" "'enable ddr': no --standby source of set 'ddr'" \
+	--trigger "$TRIG" --on-trigger 'enable ddr'
+out=$("$HW" record -o /proc/hwtel-no/x.rec -N 10 -t 1 2>&1)
+tap_eq "unwritable output: status 2 and the reason" \
+	"2 hwtel record: error: cannot write the capture file /proc/hwtel-no/x.rec: No such file or directory" "$? $out"
+
+# --- 19-20 (+1): a cut file ----------------------------------------------------------
+size=$(stat -c %s "$T/center.rec")
+head -c $((size - 15)) "$T/center.rec" > "$T/cut.rec"
+"$HW" report --json "$T/cut.rec" > "$T/cut.json" 2> "$T/cut.err"
+tap_eq "cut file: report exits 0" "0" "$?"
+tap_check "cut file: a warning names it incomplete" grep -q "cut.rec is incomplete" "$T/cut.err"
+check cut "cut file: complete false, the whole samples, fewer than the original" cut.json center.json
+
+# --- 21 (+2): views ------------------------------------------------------------------
+"$HW" report --trace -o "$T/trace.json" "$T/center.rec" &&
+	"$HW" report --svg -m '*.used_pct' -m '*stall*' -o "$T/plot.svg" "$T/center.rec" &&
+	"$HW" report "$T/center.rec" > "$T/center.txt"
+tap_eq "report --trace, --svg and the text timeline exit 0" "0" "$?"
+check trace "trace JSON: a counter track per measured metric, every sample, the trigger instant" \
+	trace.json center.json
+check svg "SVG: well-formed XML, a plot per chosen metric with the trigger and the pre-trigger area" plot.svg
+
+# --- 22-34: the checks ------------------------------------------------------------
+desc=
+diag=
+flush()
+{
+	[ -z "$desc" ] && return
+	if [ "$ok" = 1 ]; then tap_ok "$desc"; else tap_fail "$desc" "$diag"; fi
+	desc=
+	diag=
+}
+while IFS= read -r l; do
+	case $l in
+	"ok "*) flush; ok=1; desc=${l#ok } ;;
+	"not ok "*) flush; ok=0; desc=${l#not ok } ;;
+	"# "*) diag="$diag${diag:+$'\n'}${l#\# }" ;;
+	esac
+done < <(python3 "$(dirname "$0")/check_record.py" "$T" 2>&1)
+flush
+
+tap_done

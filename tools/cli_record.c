@@ -1,0 +1,1247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtel record: a trigger-positioned flight recorder of hwtel metrics;
+ * hwtel report: views of its capture file. See hwtel(1) and
+ * Documentation/userspace-api/hwtel.rst ("hwtel record").
+ *
+ * Sampling happens in user space: one group read per PMU group (a PCIe
+ * endpoint, a DDR controller's fixed and generic groups, one group per PMU
+ * of -s perf:... events) at absolute CLOCK_MONOTONIC deadlines. In-kernel
+ * sampling would need a timer event (cpu-clock) as group leader, and then
+ * the group read goes to the leader's PMU: the PCIe PMU's read transaction
+ * (one hardware SNAPSHOT for the whole group) is lost, members are read
+ * one by one, and the uncore PMUs' event contexts do not take a software
+ * leader on every kernel. User-space reads keep one snapshot per group and
+ * let a trigger change the period or switch event sets between samples.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libhwtel/hwtel.h>
+
+#include "cli.h"
+#include "lib/rec.h"
+
+/* internal.h of libhwtel: the perf group API */
+struct hwtel_group;
+struct hwtel_group *hwtel_group_new(const struct hwtel_pmu *pmu, bool pinned);
+int hwtel_group_add(struct hwtel_group *g, const char *spec);
+int hwtel_group_open(struct hwtel_group *g);
+int hwtel_group_read(struct hwtel_group *g, uint64_t *values, uint64_t *enabled,
+		     uint64_t *running);
+void hwtel_group_free(struct hwtel_group *g);
+
+#define MAX_SOURCES 16
+#define MAX_PERF 32
+#define MAX_PAT 32
+#define MAX_DEFS 16
+
+static volatile sig_atomic_t rec_stop, rec_usr1, rec_child;
+
+static void on_stop(int sig)
+{
+	rec_stop = sig;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	rec_usr1 = 1;
+}
+
+static void on_chld(int sig)
+{
+	(void)sig;
+	rec_child = 1;
+}
+
+enum src_kind { SRC_PCIE, SRC_DDR, SRC_PERF };
+
+struct metric {
+	char name[REC_NAME_MAX];
+	unsigned int src;
+	unsigned int sel;	/* index into the source's metric table */
+	bool stored;
+	int slot;		/* engine index if stored, else -1 */
+};
+
+struct source {
+	enum src_kind kind;
+	char set[32];
+	bool standby, enabled, have_prev;
+	char dev[128];
+	/* pcie */
+	struct hwtel_pcie *pcie;
+	struct hwtel_pcie_data *pa, *pb, *pd;
+	/* ddr */
+	struct hwtel_ddr *ddr;
+	struct hwtel_ddr_data *da, *db, *dd;
+	unsigned int index;
+	/* perf */
+	struct hwtel_pmu *pmu;
+	struct hwtel_group *g;
+	unsigned int nperf;
+	char pname[MAX_PERF][48];
+	uint64_t pv[2][MAX_PERF];
+	uint64_t pt[2];
+	unsigned int cur;
+	/* metrics */
+	double *vals;		/* this source's values, by its own table */
+	unsigned int nvals;
+};
+
+struct rec_opts {
+	const char *out;
+	uint64_t period_ns;
+	unsigned int capacity;
+	double seconds;
+	double position;
+	unsigned int shots;
+	double max_seconds;
+	const char *src[MAX_SOURCES];
+	bool src_standby[MAX_SOURCES];
+	unsigned int nsrc;
+	const char *pat[MAX_PAT];
+	unsigned int npat;
+	const char *trigger;
+	const char *counter[MAX_DEFS];
+	unsigned int ncounter;
+	const char *feedback[MAX_DEFS];
+	unsigned int nfeedback;
+	const char *ontrig[MAX_DEFS];
+	unsigned int nontrig;
+	const char *ddr_events;
+	bool list, quiet;
+	char **command;
+	char cmdline[256];
+};
+
+static void rec_usage(FILE *f)
+{
+	fputs("usage: hwtel record [-o FILE] [-p PERIOD] [-N SAMPLES | -S SECONDS]\n"
+	      "                    [--position begin|center|end|PERCENT] [--shots K]\n"
+	      "                    [-s SOURCE]... [--standby SOURCE]... [-m PATTERN]...\n"
+	      "                    [--trigger COND] [--counter DEF]... [--feedback 'COND => ACTION']...\n"
+	      "                    [--on-trigger ACTION]... [-t MAXSEC] [-q] [--list] [-- COMMAND...]\n"
+	      "\n"
+	      "Samples hwtel metrics every PERIOD into a ring of N samples; on the trigger\n"
+	      "(COND, SIGUSR1 or the end of COMMAND) keeps the pre-trigger share of the\n"
+	      "ring and fills the rest, then stops (or re-arms for K shots).\n"
+	      "\n"
+	      "  -o, --output FILE      capture file (default hwtel.rec)\n"
+	      "  -p, --period PERIOD    sample period (default 1ms, at least 100us)\n"
+	      "  -N, --samples N        samples per shot (default 1000)\n"
+	      "  -S, --seconds S        or the samples of S seconds at PERIOD\n"
+	      "      --position P       pre-trigger share: begin (0), center (50), end (100)\n"
+	      "                         or a percentage (default center)\n"
+	      "      --shots K          shots before stopping (default 1)\n"
+	      "  -s, --source SOURCE    pcie[=DEV] | ddr[=DEV] | perf:NAME=PMU/EVENT\n"
+	      "                         (default pcie)\n"
+	      "      --standby SOURCE   a source sampled only after 'enable SET' (SET:\n"
+	      "                         pcie, ddr or perf)\n"
+	      "  -m, --metrics PATTERN  metrics stored (shell pattern; default *.used_pct,\n"
+	      "                         *.gbps, ddr*_gbps, perf.*, and every metric a\n"
+	      "                         condition names)\n"
+	      "      --trigger COND     trigger condition (see hwtel(1), CONDITIONS)\n"
+	      "      --counter DEF      'NAME inc COND[; dec COND][; clear COND]'\n"
+	      "      --feedback DEF     'COND => period PERIOD' or 'COND => enable SET'\n"
+	      "      --on-trigger ACT   'period PERIOD' or 'enable SET' when the trigger fires\n"
+	      "      --ddr-events LIST  generic DDR events to sample (comma separated)\n"
+	      "  -t, --max-time SEC     stop after SEC seconds even without a trigger\n"
+	      "  -q, --quiet            no summary on stderr\n"
+	      "      --list             print the metric names of the sources and exit\n"
+	      "  -- COMMAND             run COMMAND; its end is a trigger\n"
+	      "\n"
+	      "See hwtel(1).\n", f);
+}
+
+static int rec_usage_error(const char *fmt, const char *arg)
+{
+	fputs("hwtel record: error: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\n(hwtel record --help shows the options)\n", stderr);
+	return HWTEL_EXIT_USAGE;
+}
+
+static int parse_rec_args(int argc, char **argv, struct rec_opts *o)
+{
+	enum { O_POS = 256, O_SHOTS, O_STANDBY, O_TRIG, O_CNT, O_FB, O_ONT, O_DDREV, O_LIST };
+	static const struct option lopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "period", required_argument, NULL, 'p' },
+		{ "samples", required_argument, NULL, 'N' },
+		{ "seconds", required_argument, NULL, 'S' },
+		{ "position", required_argument, NULL, O_POS },
+		{ "shots", required_argument, NULL, O_SHOTS },
+		{ "source", required_argument, NULL, 's' },
+		{ "standby", required_argument, NULL, O_STANDBY },
+		{ "metrics", required_argument, NULL, 'm' },
+		{ "trigger", required_argument, NULL, O_TRIG },
+		{ "counter", required_argument, NULL, O_CNT },
+		{ "feedback", required_argument, NULL, O_FB },
+		{ "on-trigger", required_argument, NULL, O_ONT },
+		{ "ddr-events", required_argument, NULL, O_DDREV },
+		{ "max-time", required_argument, NULL, 't' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "list", no_argument, NULL, O_LIST },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_n = false;
+	char *end;
+	int c, i;
+
+	memset(o, 0, sizeof(*o));
+	o->out = "hwtel.rec";
+	o->period_ns = 1000000;
+	o->capacity = 1000;
+	o->position = 50;
+	o->shots = 1;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:p:N:S:s:m:t:qh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!*optarg)
+				return rec_usage_error("-o: empty file name%s", "");
+			o->out = optarg;
+			break;
+		case 'p':
+			if (rec_parse_duration(optarg, &o->period_ns))
+				return rec_usage_error("-p/--period: bad period '%s' (a number and ns, us, ms or s)",
+						       optarg);
+			if (o->period_ns < REC_MIN_PERIOD_NS)
+				return rec_usage_error("-p/--period: %s is below the minimum period of 100us",
+						       optarg);
+			break;
+		case 'N': {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || v < 1 || v > 100000000ul)
+				return rec_usage_error("-N/--samples: invalid value '%s' (1 to 100000000)",
+						       optarg);
+			o->capacity = (unsigned int)v;
+			have_n = true;
+			break;
+		}
+		case 'S':
+			errno = 0;
+			o->seconds = strtod(optarg, &end);
+			if (errno || *end || !*optarg || !isfinite(o->seconds) || o->seconds <= 0 ||
+			    o->seconds > 86400)
+				return rec_usage_error("-S/--seconds: invalid value '%s'", optarg);
+			break;
+		case O_POS:
+			if (!strcmp(optarg, "begin")) {
+				o->position = 0;
+			} else if (!strcmp(optarg, "center")) {
+				o->position = 50;
+			} else if (!strcmp(optarg, "end")) {
+				o->position = 100;
+			} else {
+				errno = 0;
+				o->position = strtod(optarg, &end);
+				if (*end == '%')
+					end++;
+				if (errno || *end || !*optarg || !(o->position >= 0 && o->position <= 100))
+					return rec_usage_error("--position: invalid value '%s' (begin, center, end or 0 to 100)",
+							       optarg);
+			}
+			break;
+		case O_SHOTS: {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || v < 1 || v > 1000000)
+				return rec_usage_error("--shots: invalid value '%s'", optarg);
+			o->shots = (unsigned int)v;
+			break;
+		}
+		case 's':
+		case O_STANDBY:
+			if (o->nsrc >= MAX_SOURCES)
+				return rec_usage_error("more than 16 sources%s", "");
+			o->src_standby[o->nsrc] = c == O_STANDBY;
+			o->src[o->nsrc++] = optarg;
+			break;
+		case 'm':
+			if (o->npat >= MAX_PAT)
+				return rec_usage_error("more than 32 -m patterns%s", "");
+			o->pat[o->npat++] = optarg;
+			break;
+		case O_TRIG:
+			o->trigger = optarg;
+			break;
+		case O_CNT:
+			if (o->ncounter >= MAX_DEFS)
+				return rec_usage_error("more than 16 counters%s", "");
+			o->counter[o->ncounter++] = optarg;
+			break;
+		case O_FB:
+			if (o->nfeedback >= MAX_DEFS)
+				return rec_usage_error("more than 16 feedback rules%s", "");
+			o->feedback[o->nfeedback++] = optarg;
+			break;
+		case O_ONT:
+			if (o->nontrig >= MAX_DEFS)
+				return rec_usage_error("more than 16 trigger actions%s", "");
+			o->ontrig[o->nontrig++] = optarg;
+			break;
+		case O_DDREV:
+			o->ddr_events = optarg;
+			break;
+		case 't':
+			errno = 0;
+			o->max_seconds = strtod(optarg, &end);
+			if (errno || *end || !*optarg || !isfinite(o->max_seconds) || o->max_seconds <= 0)
+				return rec_usage_error("-t/--max-time: invalid value '%s'", optarg);
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case O_LIST:
+			o->list = true;
+			break;
+		case 'h':
+			rec_usage(stdout);
+			return HWTEL_EXIT_OK;
+		case ':':
+			return rec_usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return rec_usage_error("unrecognized option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->command = &argv[optind];
+	if (o->seconds > 0) {
+		double n = ceil(o->seconds * 1e9 / (double)o->period_ns);
+
+		if (have_n)
+			return rec_usage_error("-N and -S exclude each other%s", "");
+		if (n > 100000000)
+			return rec_usage_error("-S: more than 100000000 samples%s", "");
+		o->capacity = (unsigned int)n;
+	}
+	for (i = 0; i < (int)o->nsrc; i++)
+		if (!o->src_standby[i])
+			break;
+	if (i == (int)o->nsrc) {
+		/* no active source given: pcie, first */
+		if (o->nsrc >= MAX_SOURCES)
+			return rec_usage_error("more than 16 sources%s", "");
+		memmove(&o->src[1], &o->src[0], o->nsrc * sizeof(o->src[0]));
+		memmove(&o->src_standby[1], &o->src_standby[0], o->nsrc * sizeof(o->src_standby[0]));
+		o->src[0] = "pcie";
+		o->src_standby[0] = false;
+		o->nsrc++;
+	}
+	{
+		size_t off = 0;
+
+		for (i = 0; i < argc && off + 2 < sizeof(o->cmdline); i++)
+			off += (size_t)snprintf(o->cmdline + off, sizeof(o->cmdline) - off, "%s%s",
+						i ? " " : "", argv[i]);
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sources and their metrics                                          */
+
+static const char *const PCIE_M[] = {
+	"used_pct", "words_pct", "mfb_stall_pct", "mvb_stall_pct", "gbps", "mpps",
+	"words", "backpressure", "transactions",
+};
+#define PCIE_NM (sizeof(PCIE_M) / sizeof(PCIE_M[0]))
+
+struct recorder {
+	struct rec_opts *o;
+	unsigned int nsrc;
+	struct source src[MAX_SOURCES];
+	unsigned int nmetrics;
+	struct metric *m;
+	unsigned int mcap;
+	unsigned int ddr_count, perf_count;
+};
+
+static int add_metric(struct recorder *r, unsigned int src, unsigned int sel, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int add_metric(struct recorder *r, unsigned int src, unsigned int sel, const char *fmt, ...)
+{
+	va_list ap;
+	struct metric *m;
+
+	if (r->nmetrics == r->mcap) {
+		r->mcap = r->mcap ? 2 * r->mcap : 64;
+		m = realloc(r->m, r->mcap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		r->m = m;
+	}
+	m = &r->m[r->nmetrics++];
+	memset(m, 0, sizeof(*m));
+	va_start(ap, fmt);
+	vsnprintf(m->name, sizeof(m->name), fmt, ap);
+	va_end(ap);
+	m->src = src;
+	m->sel = sel;
+	m->slot = -1;
+	return 0;
+}
+
+static const char *bus_tag(enum hwtel_bus_kind k)
+{
+	switch (k) {
+	case HWTEL_BUS_RQ:
+		return "rq";
+	case HWTEL_BUS_RC:
+		return "rc";
+	case HWTEL_BUS_UP:
+		return "up";
+	default:
+		return "down";
+	}
+}
+
+static int open_source(struct recorder *r, unsigned int i, const char *spec, bool standby)
+{
+	struct source *s = &r->src[i];
+	const char *eq = strchr(spec, '=');
+	unsigned int e, b, k;
+	int ret;
+
+	s->standby = standby;
+	s->enabled = !standby;
+	if (!strncmp(spec, "pcie", 4) && (spec[4] == '\0' || spec[4] == '=')) {
+		s->kind = SRC_PCIE;
+		snprintf(s->set, sizeof(s->set), "pcie");
+		ret = hwtel_pcie_open(eq ? eq + 1 : NULL, 0, HWTEL_OPEN_NO_NETLINK, &s->pcie);
+		if (ret)
+			return ret;
+		s->pa = malloc(sizeof(*s->pa));
+		s->pb = malloc(sizeof(*s->pb));
+		s->pd = malloc(sizeof(*s->pd));
+		if (!s->pa || !s->pb || !s->pd)
+			return -ENOMEM;
+		ret = hwtel_pcie_read(s->pcie, s->pa);
+		if (ret)
+			return ret;
+		for (e = 0; e < s->pa->nendpoints; e++) {
+			unsigned int nk[4] = { 0 };
+
+			for (b = 0; b < s->pa->endpoints[e].nbuses; b++) {
+				const struct hwtel_pcie_bus *bus = &s->pa->endpoints[e].buses[b];
+				unsigned int n = nk[bus->kind]++;
+
+				for (k = 0; k < PCIE_NM; k++) {
+					ret = add_metric(r, i, (e * HWTEL_MAX_BUSES + b) * PCIE_NM + k,
+							 "pcie.ep%u.%s%u.%s", e, bus_tag(bus->kind), n,
+							 PCIE_M[k]);
+					if (ret)
+						return ret;
+				}
+			}
+		}
+		s->nvals = HWTEL_MAX_EP * HWTEL_MAX_BUSES * PCIE_NM;
+	} else if (!strncmp(spec, "ddr", 3) && (spec[3] == '\0' || spec[3] == '=')) {
+		s->kind = SRC_DDR;
+		snprintf(s->set, sizeof(s->set), "ddr");
+		s->index = r->ddr_count++;
+		ret = hwtel_ddr_open(eq ? eq + 1 : NULL, 0, r->o->ddr_events, &s->ddr);
+		if (ret)
+			return ret;
+		s->da = calloc(1, sizeof(*s->da));
+		s->db = calloc(1, sizeof(*s->db));
+		s->dd = calloc(1, sizeof(*s->dd));
+		if (!s->da || !s->db || !s->dd)
+			return -ENOMEM;
+		ret = hwtel_ddr_read(s->ddr, s->da);
+		if (ret)
+			return ret;
+		ret = add_metric(r, i, 0, "ddr%u.read_gbps", s->index);
+		if (!ret)
+			ret = add_metric(r, i, 1, "ddr%u.write_gbps", s->index);
+		if (ret)
+			return ret;
+		for (k = 0; k < s->da->nevents; k++) {
+			ret = add_metric(r, i, 2 + k, "ddr%u.%s", s->index, s->da->events[k].name);
+			if (ret)
+				return ret;
+		}
+		s->nvals = 2 + HWTEL_DDR_MAX_EVENTS;
+	} else if (!strncmp(spec, "perf:", 5) && eq && strchr(eq, '/')) {
+		const char *name = spec + 5, *slash = strchr(eq, '/');
+		char pmu[HWTEL_NAME_MAX], ev[128];
+		unsigned int j;
+
+		s->kind = SRC_PERF;
+		snprintf(s->set, sizeof(s->set), "perf");
+		snprintf(pmu, sizeof(pmu), "%.*s", (int)(slash - eq - 1), eq + 1);
+		snprintf(ev, sizeof(ev), "%s", slash + 1);
+		if (ev[0] && ev[strlen(ev) - 1] == '/')
+			ev[strlen(ev) - 1] = '\0';
+		/* one group per PMU: join an earlier perf source on the same PMU */
+		for (j = 0; j < i; j++) {
+			struct source *t = &r->src[j];
+
+			if (t->kind == SRC_PERF && !strcmp(t->pmu->name, pmu) &&
+			    t->standby == standby && t->nperf < MAX_PERF) {
+				ret = hwtel_group_add(t->g, ev);
+				if (ret < 0)
+					return ret;
+				snprintf(t->pname[t->nperf], sizeof(t->pname[0]), "%.*s",
+					 (int)(eq - name), name);
+				ret = add_metric(r, j, t->nperf, "perf.%s", t->pname[t->nperf]);
+				t->nperf++;
+				s->kind = SRC_PERF;
+				s->nvals = 0;
+				s->enabled = false;
+				s->standby = true;
+				s->set[0] = '\0';	/* merged: never read itself */
+				return ret;
+			}
+		}
+		s->pmu = calloc(1, sizeof(*s->pmu));
+		if (!s->pmu)
+			return -ENOMEM;
+		ret = hwtel_pmu_load(pmu, s->pmu);
+		if (ret)
+			return ret;
+		s->g = hwtel_group_new(s->pmu, false);
+		if (!s->g)
+			return -ENOMEM;
+		ret = hwtel_group_add(s->g, ev);
+		if (ret < 0)
+			return ret;
+		snprintf(s->pname[0], sizeof(s->pname[0]), "%.*s", (int)(eq - name), name);
+		s->nperf = 1;
+		s->nvals = MAX_PERF;
+		ret = add_metric(r, i, 0, "perf.%s", s->pname[0]);
+		if (ret)
+			return ret;
+	} else {
+		fprintf(stderr, "hwtel record: error: bad source '%s': pcie[=DEV], ddr[=DEV] or perf:NAME=PMU/EVENT\n",
+			spec);
+		return -EINVAL - 1000;
+	}
+	s->vals = calloc(s->nvals ? s->nvals : 1, sizeof(*s->vals));
+	return s->vals ? 0 : -ENOMEM;
+}
+
+static int open_perf_groups(struct recorder *r)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < r->nsrc; i++) {
+		struct source *s = &r->src[i];
+
+		if (s->kind != SRC_PERF || !s->g)
+			continue;
+		ret = hwtel_group_open(s->g);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Read @s and compute its metric values; NaN on its first reading. */
+static int read_source(struct source *s)
+{
+	unsigned int e, b, k;
+	int ret;
+
+	switch (s->kind) {
+	case SRC_PCIE: {
+		double sec;
+
+		ret = hwtel_pcie_read(s->pcie, s->pb);
+		if (ret)
+			return ret;
+		if (!s->have_prev) {
+			for (k = 0; k < s->nvals; k++)
+				s->vals[k] = NAN;
+			hwtel_pcie_data_copy(s->pa, s->pb);
+			s->have_prev = true;
+			return 0;
+		}
+		sec = hwtel_pcie_seconds(s->pb, s->pa);
+		hwtel_pcie_diff(s->pb, s->pa, s->pd);
+		for (e = 0; e < s->pd->nendpoints; e++) {
+			const struct hwtel_pcie_ep *ep = &s->pd->endpoints[e];
+
+			for (b = 0; b < ep->nbuses; b++) {
+				const struct hwtel_pcie_bus *bus = &ep->buses[b];
+				struct hwtel_pcie_bus_metrics m;
+				double *v = &s->vals[(e * HWTEL_MAX_BUSES + b) * PCIE_NM];
+
+				hwtel_pcie_bus_metrics(s->pd, ep, bus, sec, &m);
+				v[0] = m.used_pct;
+				v[1] = m.words_pct;
+				v[2] = m.mfb_stall_pct;
+				v[3] = m.mvb_stall_pct;
+				v[4] = m.gbps;
+				v[5] = m.mpps;
+				v[6] = sec > 0 ? (double)bus->words / sec : NAN;
+				v[7] = sec > 0 ? (double)bus->backpressure / sec : NAN;
+				v[8] = sec > 0 ? (double)bus->transactions / sec : NAN;
+			}
+		}
+		hwtel_pcie_data_copy(s->pa, s->pb);
+		return 0;
+	}
+	case SRC_DDR: {
+		double sec;
+
+		ret = hwtel_ddr_read(s->ddr, s->db);
+		if (ret)
+			return ret;
+		if (!s->have_prev) {
+			for (k = 0; k < s->nvals; k++)
+				s->vals[k] = NAN;
+			*s->da = *s->db;
+			s->have_prev = true;
+			return 0;
+		}
+		sec = (double)(s->db->timestamp_ns - s->da->timestamp_ns) / 1e9;
+		hwtel_ddr_diff(s->db, s->da, s->dd);
+		s->vals[0] = sec > 0 ? (double)s->dd->reads * HWTEL_DDR_BURST_BYTES / sec / 1e9 : NAN;
+		s->vals[1] = sec > 0 ? (double)s->dd->writes * HWTEL_DDR_BURST_BYTES / sec / 1e9 : NAN;
+		for (k = 0; k < s->dd->nevents && 2 + k < s->nvals; k++) {
+			double v;
+			bool exact;
+
+			if (sec > 0 && hwtel_ddr_value(s->dd, s->dd->events[k].name, &v, &exact))
+				s->vals[2 + k] = v / sec;
+			else
+				s->vals[2 + k] = NAN;
+		}
+		*s->da = *s->db;
+		return 0;
+	}
+	case SRC_PERF: {
+		unsigned int nw = s->cur ^ 1;
+		double sec;
+
+		ret = hwtel_group_read(s->g, s->pv[nw], &s->pt[nw], NULL);
+		if (ret)
+			return ret;
+		sec = (double)(s->pt[nw] - s->pt[s->cur]) / 1e9;
+		for (k = 0; k < s->nperf; k++)
+			s->vals[k] = s->have_prev && sec > 0 ?
+				     (double)(s->pv[nw][k] - s->pv[s->cur][k]) / sec : NAN;
+		s->cur = nw;
+		s->have_prev = true;
+		return 0;
+	}
+	}
+	return 0;
+}
+
+static void free_sources(struct recorder *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nsrc; i++) {
+		struct source *s = &r->src[i];
+
+		hwtel_pcie_close(s->pcie);
+		hwtel_ddr_close(s->ddr);
+		if (s->g)
+			hwtel_group_free(s->g);
+		free(s->pmu);
+		free(s->pa);
+		free(s->pb);
+		free(s->pd);
+		free(s->da);
+		free(s->db);
+		free(s->dd);
+		free(s->vals);
+	}
+	free(r->m);
+}
+
+static bool default_stored(const char *n)
+{
+	return !fnmatch("*.used_pct", n, 0) || !fnmatch("*.gbps", n, 0) ||
+	       !fnmatch("ddr*_gbps", n, 0) || !fnmatch("perf.*", n, 0);
+}
+
+/* does the condition text @t name metric @n (a whole name token)? */
+static bool names_metric(const char *t, const char *n)
+{
+	size_t len = strlen(n);
+	const char *p = t;
+
+	while ((p = strstr(p, n))) {
+		char before = p == t ? ' ' : p[-1], after = p[len];
+
+		if (!(before == '_' || before == '.' || (before >= 'a' && before <= 'z') ||
+		      (before >= 'A' && before <= 'Z') || (before >= '0' && before <= '9')) &&
+		    !(after == '_' || after == '.' || (after >= 'a' && after <= 'z') ||
+		      (after >= 'A' && after <= 'Z') || (after >= '0' && after <= '9')))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+static int write_open_error(const char *path)
+{
+	fprintf(stderr, "hwtel record: error: cannot write the capture file %s: %s\n", path,
+		strerror(errno));
+	return HWTEL_EXIT_USAGE;
+}
+
+static uint64_t mono_now(void)
+{
+	return hwtel_now_ns();
+}
+
+static bool rec_sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ull),
+			       .tv_nsec = (long)(t % 1000000000ull) };
+
+	for (;;) {
+		int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+
+		if (r == 0)
+			return true;
+		if (r != EINTR)
+			return false;
+		if (rec_stop)
+			return false;
+		/* SIGUSR1 / SIGCHLD: keep the sample grid, sleep on */
+	}
+}
+
+static int rec_fail(int err)
+{
+	const char *msg = hwtel_last_error();
+
+	if (err <= -1000)
+		return HWTEL_EXIT_USAGE;
+	fprintf(stderr, "hwtel record: error: %s\n", msg && *msg ? msg : strerror(-err));
+	return hwtel_exit_status(err);
+}
+
+int hwtel_record_main(int argc, char **argv)
+{
+	static struct rec_opts o;
+	struct recorder r = { .o = &o };
+	struct rec_engine *eng = NULL;
+	struct rec_writer *w = NULL;
+	struct rec_sink sink = { 0 };
+	struct rec_header h = { 0 };
+	char (*tracks)[REC_NAME_MAX] = NULL;
+	const char **mnames = NULL;
+	double *vals = NULL;
+	char err[512];
+	unsigned int i, nstored = 0;
+	uint64_t t_next, t_start, overruns = 0;
+	pid_t child = -1;
+	int ret, status = HWTEL_EXIT_OK, child_status = 0, fd = -1, st = REC_ARMED;
+	bool command_done = false, io_failed = false;
+	struct sigaction sa;
+
+	ret = parse_rec_args(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	/* before the capture file exists: a SIGUSR1 sent once it does is ours */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	/* sources */
+	for (i = 0; i < o.nsrc; i++) {
+		ret = open_source(&r, i, o.src[i], o.src_standby[i]);
+		r.nsrc = i + 1;
+		if (ret) {
+			status = rec_fail(ret);
+			goto out;
+		}
+	}
+	ret = open_perf_groups(&r);
+	if (ret) {
+		status = rec_fail(ret);
+		goto out;
+	}
+	if (o.list) {
+		for (i = 0; i < r.nmetrics; i++)
+			printf("%s\n", r.m[i].name);
+		goto out;
+	}
+	/* stored metrics: -m patterns (or the defaults) and every named one */
+	for (i = 0; i < r.nmetrics; i++) {
+		struct metric *m = &r.m[i];
+		unsigned int k;
+
+		if (o.npat) {
+			for (k = 0; k < o.npat; k++)
+				if (!fnmatch(o.pat[k], m->name, 0))
+					m->stored = true;
+		} else {
+			m->stored = default_stored(m->name);
+		}
+		if (o.trigger && names_metric(o.trigger, m->name))
+			m->stored = true;
+		for (k = 0; k < o.ncounter; k++)
+			if (names_metric(o.counter[k], m->name))
+				m->stored = true;
+		for (k = 0; k < o.nfeedback; k++)
+			if (names_metric(o.feedback[k], m->name))
+				m->stored = true;
+		if (m->stored && nstored < REC_MAX_METRICS)
+			m->slot = (int)nstored++;
+		else
+			m->stored = false;
+	}
+	if (o.npat && !nstored) {
+		fprintf(stderr, "hwtel record: error: no metric matches the -m patterns (hwtel record --list shows them)\n");
+		status = HWTEL_EXIT_USAGE;
+		goto out;
+	}
+	mnames = calloc(nstored ? nstored : 1, sizeof(*mnames));
+	vals = calloc(nstored ? nstored : 1, sizeof(*vals));
+	if (!mnames || !vals) {
+		status = rec_fail(-ENOMEM);
+		goto out;
+	}
+	for (i = 0; i < r.nmetrics; i++)
+		if (r.m[i].stored)
+			mnames[r.m[i].slot] = r.m[i].name;
+	{
+		struct rec_config cfg = { .capacity = o.capacity, .position = o.position,
+					  .shots = o.shots, .nmetrics = nstored, .metric = mnames };
+
+		eng = rec_engine_new(&cfg, err, sizeof(err));
+		if (!eng) {
+			fprintf(stderr, "hwtel record: error: %s\n", err);
+			status = HWTEL_EXIT_USAGE;
+			goto out;
+		}
+	}
+	for (i = 0; i < o.ncounter; i++) {
+		if (rec_engine_add_counter(eng, o.counter[i], err, sizeof(err))) {
+			fprintf(stderr, "hwtel record: error: --counter: %s\n", err);
+			status = HWTEL_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (o.trigger && rec_engine_set_trigger(eng, o.trigger, err, sizeof(err))) {
+		fprintf(stderr, "hwtel record: error: --trigger '%s': %s\n", o.trigger, err);
+		status = HWTEL_EXIT_USAGE;
+		goto out;
+	}
+	for (i = 0; i < o.nfeedback; i++) {
+		if (rec_engine_add_feedback(eng, o.feedback[i], err, sizeof(err))) {
+			fprintf(stderr, "hwtel record: error: --feedback: %s\n", err);
+			status = HWTEL_EXIT_USAGE;
+			goto out;
+		}
+	}
+	for (i = 0; i < o.nontrig; i++) {
+		if (rec_engine_add_on_trigger(eng, o.ontrig[i], err, sizeof(err))) {
+			fprintf(stderr, "hwtel record: error: --on-trigger: %s\n", err);
+			status = HWTEL_EXIT_USAGE;
+			goto out;
+		}
+	}
+	/* an 'enable SET' must name a standby set */
+	{
+		struct rec_action a;
+		const char *texts[2 * MAX_DEFS];
+		unsigned int n = 0, k, j;
+
+		for (k = 0; k < o.nfeedback; k++)
+			texts[n++] = strstr(o.feedback[k], "=>") + 2;
+		for (k = 0; k < o.nontrig; k++)
+			texts[n++] = o.ontrig[k];
+		for (k = 0; k < n; k++) {
+			bool found = false;
+
+			rec_action_parse(texts[k], &a, NULL, 0);
+			if (a.kind != REC_ACT_ENABLE)
+				continue;
+			for (j = 0; j < r.nsrc; j++)
+				if (r.src[j].standby && !strcmp(r.src[j].set, a.set))
+					found = true;
+			if (!found) {
+				fprintf(stderr, "hwtel record: error: 'enable %s': no --standby source of set '%s'\n",
+					a.set, a.set);
+				status = HWTEL_EXIT_USAGE;
+				goto out;
+			}
+		}
+	}
+	/* the capture file, once everything else is known to be right */
+	fd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		status = write_open_error(o.out);
+		goto out;
+	}
+	h.period_ns = o.period_ns;
+	h.capacity = o.capacity;
+	h.pre = rec_pre_count(o.capacity, o.position);
+	h.shots = o.shots;
+	h.position = o.position;
+	snprintf(h.clock, sizeof(h.clock), "ns");
+	snprintf(h.command, sizeof(h.command), "%s", o.cmdline);
+	h.ntracks = rec_engine_ntracks(eng);
+	tracks = calloc(h.ntracks ? h.ntracks : 1, sizeof(*tracks));
+	if (!tracks) {
+		close(fd);
+		status = rec_fail(-ENOMEM);
+		goto out;
+	}
+	for (i = 0; i < h.ntracks; i++)
+		snprintf(tracks[i], REC_NAME_MAX, "%s", rec_engine_track(eng, i));
+	h.track = tracks;
+	ret = rec_writer_open(fd, &h, &w);
+	if (ret) {
+		errno = -ret;
+		status = write_open_error(o.out);
+		goto out;
+	}
+	rec_writer_sink(w, &sink);
+
+	if (o.command) {
+		sa.sa_handler = on_chld;
+		sigaction(SIGCHLD, &sa, NULL);
+		signal(SIGINT, SIG_IGN);
+		child = fork();
+		if (child < 0) {
+			status = HWTEL_EXIT_CHILD;
+			goto out;
+		}
+		if (child == 0) {
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGUSR1, SIG_DFL);
+			execvp(o.command[0], o.command);
+			fprintf(stderr, "hwtel: error: cannot run %s: %s\n", o.command[0], strerror(errno));
+			_exit(127);
+		}
+	}
+	/* the first reading is every source's base */
+	for (i = 0; i < r.nsrc; i++)
+		if (r.src[i].enabled && read_source(&r.src[i])) {
+			status = rec_fail(-EIO);
+			goto out;
+		}
+	t_start = mono_now();
+	t_next = t_start + o.period_ns;
+	while (st != REC_DONE) {
+		struct rec_action acts[16];
+		unsigned int nacts = 0, k;
+		enum rec_cause ext = REC_CAUSE_NONE;
+		uint64_t t0, t1;
+
+		if (!rec_sleep_until(t_next) || rec_stop)
+			break;
+		t0 = mono_now();
+		for (i = 0; i < r.nsrc; i++) {
+			if (!r.src[i].enabled)
+				continue;
+			ret = read_source(&r.src[i]);
+			if (ret) {
+				status = rec_fail(ret);
+				io_failed = true;
+				goto finish;
+			}
+		}
+		t1 = mono_now();
+		for (i = 0; i < r.nmetrics; i++) {
+			const struct metric *m = &r.m[i];
+
+			if (m->stored)
+				vals[m->slot] = r.src[m->src].enabled ? r.src[m->src].vals[m->sel] : NAN;
+		}
+		if (rec_usr1) {
+			rec_usr1 = 0;
+			ext = REC_CAUSE_SIGNAL;
+		}
+		if (child > 0 && rec_child && !command_done) {
+			int wst;
+
+			if (waitpid(child, &wst, WNOHANG) == child) {
+				command_done = true;
+				child_status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+				ext = REC_CAUSE_COMMAND;
+			}
+			rec_child = 0;
+		}
+		st = rec_engine_push(eng, t0 + (t1 - t0) / 2, vals, ext, acts, 16, &nacts, &sink);
+		if (st < 0) {
+			fprintf(stderr, "hwtel record: error: writing %s: %s\n", o.out, strerror(-st));
+			status = HWTEL_EXIT_FAIL;
+			io_failed = true;
+			goto finish;
+		}
+		for (k = 0; k < nacts; k++) {
+			if (acts[k].kind == REC_ACT_PERIOD) {
+				o.period_ns = acts[k].period_ns;
+			} else {
+				for (i = 0; i < r.nsrc; i++) {
+					struct source *s = &r.src[i];
+
+					if (s->standby && !s->enabled && !strcmp(s->set, acts[k].set)) {
+						s->enabled = true;
+						s->have_prev = false;
+						if (read_source(s))
+							s->enabled = false;
+					}
+				}
+			}
+		}
+		t_next += o.period_ns;
+		t1 = mono_now();
+		if (t_next <= t1) {
+			/* overrun: keep the grid, skip the missed slots */
+			uint64_t miss = (t1 - t_next) / o.period_ns + 1;
+
+			overruns += miss;
+			t_next += miss * o.period_ns;
+		}
+		if (o.max_seconds > 0 && t1 - t_start >= (uint64_t)(o.max_seconds * 1e9))
+			break;
+		if (command_done && st == REC_ARMED)
+			break;
+	}
+finish:
+	if (!io_failed) {
+		ret = rec_engine_finish(eng, &sink);
+		if (ret) {
+			fprintf(stderr, "hwtel record: error: writing %s: %s\n", o.out, strerror(-ret));
+			status = HWTEL_EXIT_FAIL;
+			io_failed = true;
+		}
+	}
+	ret = rec_writer_close(w, !io_failed);
+	w = NULL;
+	if (ret && !io_failed) {
+		fprintf(stderr, "hwtel record: error: writing %s: %s\n", o.out, strerror(-ret));
+		status = HWTEL_EXIT_FAIL;
+		io_failed = true;
+	}
+	if (io_failed)
+		fprintf(stderr, "hwtel record: %s is incomplete (readable up to its last whole record)\n",
+			o.out);
+	else if (!o.quiet)
+		fprintf(stderr, "hwtel record: %u shot%s of %u, %llu samples taken, %llu periods missed; %s\n",
+			rec_engine_shots_done(eng), rec_engine_shots_done(eng) == 1 ? "" : "s",
+			o.shots, (unsigned long long)rec_engine_index(eng),
+			(unsigned long long)overruns, o.out);
+	if (child > 0 && !command_done) {
+		int wst;
+
+		while (waitpid(child, &wst, 0) < 0 && errno == EINTR)
+			;
+		child_status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+	}
+	if (child > 0 && status == HWTEL_EXIT_OK)
+		status = child_status == 127 ? HWTEL_EXIT_CHILD : child_status;
+out:
+	if (w)
+		rec_writer_close(w, false);
+	rec_engine_free(eng);
+	free(tracks);
+	free(mnames);
+	free(vals);
+	free_sources(&r);
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* hwtel report                                                       */
+
+static void rep_usage(FILE *f)
+{
+	fputs("usage: hwtel report FILE [--text | --csv | --json | --trace | --svg]\n"
+	      "                    [-m PATTERN]... [--shot K] [--context N] [-o OUT]\n"
+	      "\n"
+	      "  --text        timeline around the trigger, marked '>>' (default)\n"
+	      "  --csv         one row per sample\n"
+	      "  --json        the whole capture\n"
+	      "  --trace       Chrome/Perfetto trace-event JSON, one counter track per metric\n"
+	      "  --svg         plot of the chosen metrics, the pre-trigger part shaded and\n"
+	      "                the trigger drawn\n"
+	      "  -m PATTERN    tracks to show (shell pattern; default all)\n"
+	      "  --shot K      one shot only\n"
+	      "  --context N   text: N samples either side of the trigger (default 10,\n"
+	      "                0 = all)\n"
+	      "  -o OUT        write to OUT instead of stdout\n", f);
+}
+
+int hwtel_report_main(int argc, char **argv)
+{
+	enum { O_TEXT = 256, O_CSV, O_JSON, O_TRACE, O_SVG, O_SHOT, O_CTX };
+	static const struct option lopts[] = {
+		{ "text", no_argument, NULL, O_TEXT },
+		{ "csv", no_argument, NULL, O_CSV },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "trace", no_argument, NULL, O_TRACE },
+		{ "svg", no_argument, NULL, O_SVG },
+		{ "shot", required_argument, NULL, O_SHOT },
+		{ "context", required_argument, NULL, O_CTX },
+		{ "metrics", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rec_view_opts vo = { .view = REC_VIEW_TEXT, .context = 10, .shot = -1 };
+	const char *pat[MAX_PAT], *out = NULL, *tmp = NULL;
+	unsigned int npat = 0, i, k;
+	struct rec_capture c;
+	char err[256], *end, tmpbuf[4200];
+	FILE *f = stdout;
+	int ch, ret, nviews = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":m:o:h", lopts, NULL)) != -1) {
+		switch (ch) {
+		case O_TEXT:
+		case O_CSV:
+		case O_JSON:
+		case O_TRACE:
+		case O_SVG:
+			vo.view = (enum rec_view)(ch - O_TEXT);
+			nviews++;
+			break;
+		case O_SHOT:
+		case O_CTX: {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || v > 100000000ul) {
+				fprintf(stderr, "hwtel report: error: --%s: invalid value '%s'\n",
+					ch == O_SHOT ? "shot" : "context", optarg);
+				return HWTEL_EXIT_USAGE;
+			}
+			if (ch == O_SHOT)
+				vo.shot = (int)v;
+			else
+				vo.context = (unsigned int)v;
+			break;
+		}
+		case 'm':
+			if (npat >= MAX_PAT) {
+				fprintf(stderr, "hwtel report: error: more than 32 -m patterns\n");
+				return HWTEL_EXIT_USAGE;
+			}
+			pat[npat++] = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			rep_usage(stdout);
+			return HWTEL_EXIT_OK;
+		case ':':
+			fprintf(stderr, "hwtel report: error: option '%s' needs an argument\n", argv[optind - 1]);
+			return HWTEL_EXIT_USAGE;
+		default:
+			fprintf(stderr, "hwtel report: error: unrecognized option '%s'\n", argv[optind - 1]);
+			rep_usage(stderr);
+			return HWTEL_EXIT_USAGE;
+		}
+	}
+	if (nviews > 1) {
+		fprintf(stderr, "hwtel report: error: choose one of --text, --csv, --json, --trace, --svg\n");
+		return HWTEL_EXIT_USAGE;
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "hwtel report: error: %s\n", optind >= argc ? "no capture FILE given" :
+			"one capture FILE only");
+		rep_usage(stderr);
+		return HWTEL_EXIT_USAGE;
+	}
+	err[0] = '\0';
+	ret = rec_read(argv[optind], &c, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "hwtel report: error: %s: %s\n", argv[optind],
+			err[0] ? err : strerror(-ret));
+		return ret == -ENOENT || ret == -EACCES ? HWTEL_EXIT_FAIL : HWTEL_EXIT_USAGE;
+	}
+	if (!c.complete && err[0])
+		fprintf(stderr, "hwtel report: warning: %s: %s\n", argv[optind], err);
+	if (!c.complete)
+		fprintf(stderr, "hwtel report: warning: %s is incomplete: %zu of its %zu bytes are whole records (no end record); shown up to the last whole record\n",
+			argv[optind], c.good_bytes, c.bytes);
+	if (npat) {
+		for (i = 0; i < c.h.ntracks && vo.nsel < 64; i++)
+			for (k = 0; k < npat; k++)
+				if (!fnmatch(pat[k], c.h.track[i], 0)) {
+					vo.sel[vo.nsel++] = i;
+					break;
+				}
+		if (!vo.nsel) {
+			fprintf(stderr, "hwtel report: error: no track of %s matches the -m patterns\n",
+				argv[optind]);
+			rec_capture_free(&c);
+			return HWTEL_EXIT_USAGE;
+		}
+	}
+	if (vo.shot >= 0) {
+		bool found = false;
+
+		for (i = 0; i < c.nshots; i++)
+			if (c.shots[i].number == (unsigned int)vo.shot)
+				found = true;
+		if (!found) {
+			fprintf(stderr, "hwtel report: error: %s has no shot %d\n", argv[optind], vo.shot);
+			rec_capture_free(&c);
+			return HWTEL_EXIT_USAGE;
+		}
+	}
+	if (out) {
+		/* written to a temporary file, renamed when whole */
+		snprintf(tmpbuf, sizeof(tmpbuf), "%s.tmp.%d", out, (int)getpid());
+		tmp = tmpbuf;
+		f = fopen(tmp, "w");
+		if (!f) {
+			fprintf(stderr, "hwtel report: error: cannot write %s: %s\n", out, strerror(errno));
+			rec_capture_free(&c);
+			return HWTEL_EXIT_USAGE;
+		}
+	}
+	ret = rec_view(f, &c, &vo);
+	if (fflush(f) && !ret)
+		ret = -EIO;
+	if (out) {
+		if (fclose(f) && !ret)
+			ret = -EIO;
+		if (!ret && rename(tmp, out))
+			ret = -errno;
+		if (ret)
+			unlink(tmp);
+	}
+	rec_capture_free(&c);
+	if (ret) {
+		fprintf(stderr, "hwtel report: error: writing %s: %s\n", out ? out : "stdout",
+			strerror(-ret));
+		return HWTEL_EXIT_FAIL;
+	}
+	return HWTEL_EXIT_OK;
+}

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * hwtel record/report internals: the trigger expression language
+ * (rec_expr.c), the flight-recorder engine (rec_engine.c), the capture file
+ * (rec_file.c) and its views (rec_report.c).
+ *
+ * The engine knows nothing of perf: it is fed one sample at a time (a time
+ * and one double per metric) and writes what it keeps through a sink, so the
+ * unit tests drive it with scripted sample streams.
+ *
+ * Documentation/userspace-api/hwtel.rst, "hwtel record", describes the
+ * grammar, the storage model and the file format.
+ */
+#ifndef _HWTEL_REC_H
+#define _HWTEL_REC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define REC_NAME_MAX	96
+#define REC_MAX_METRICS	512
+#define REC_MAX_COUNTERS 16
+#define REC_MAX_FEEDBACK 8
+#define REC_MIN_PERIOD_NS 100000ull
+
+/* ---------------- expressions ---------------- */
+
+/* Names a condition may refer to: metrics first, then counters. */
+struct rec_names {
+	unsigned int n;
+	const char *const *name;
+};
+
+struct rec_expr;
+
+/*
+ * Parse @text ("COND [for DURATION|for N samples] [hyst H]") against
+ * @names. Returns 0 or -EINVAL with a message in @err (position and what
+ * was expected or unknown).
+ */
+int rec_cond_parse(const char *text, const struct rec_names *names,
+		   struct rec_expr **out, char *err, size_t errsize);
+void rec_cond_free(struct rec_expr *e);
+/* Evaluate one sample: @vals by name index; true when the condition holds
+ * (after hold and hysteresis). A NaN operand makes a comparison false.
+ */
+bool rec_cond_eval(struct rec_expr *e, const double *vals, uint64_t t_ns);
+/* The raw value of the expression (no hold), for tests. */
+double rec_expr_value(struct rec_expr *e, const double *vals);
+void rec_cond_reset(struct rec_expr *e);
+/* Does the condition mention name index @idx? */
+bool rec_cond_uses(const struct rec_expr *e, unsigned int idx);
+
+/* "1ms", "100us", "2.5s", "500000ns", "1000" (ns): 0 or -EINVAL */
+int rec_parse_duration(const char *s, uint64_t *ns);
+
+/* ---------------- engine ---------------- */
+
+enum rec_pos_kind { REC_POS_BEGIN, REC_POS_CENTER, REC_POS_END, REC_POS_PERCENT };
+
+/* Samples before the trigger sample in a shot of @n (the trigger sample is
+ * the (pre+1)-th, n - pre - 1 follow it): round(percent * (n - 1) / 100).
+ */
+unsigned int rec_pre_count(unsigned int n, double percent);
+
+enum rec_cause {
+	REC_CAUSE_NONE = 0,	/* stopped before any trigger: the ring only */
+	REC_CAUSE_EXPR = 1,	/* the --trigger condition */
+	REC_CAUSE_SIGNAL = 2,	/* SIGUSR1 */
+	REC_CAUSE_COMMAND = 3,	/* the end of -- COMMAND */
+};
+
+enum rec_action_kind { REC_ACT_PERIOD = 1, REC_ACT_ENABLE = 2 };
+
+struct rec_action {
+	enum rec_action_kind kind;
+	uint64_t period_ns;	/* REC_ACT_PERIOD */
+	char set[32];		/* REC_ACT_ENABLE: a standby source set */
+};
+
+/* "period 100us" | "enable SET" */
+int rec_action_parse(const char *text, struct rec_action *a, char *err, size_t errsize);
+
+enum rec_cnt_op { REC_CNT_INC, REC_CNT_DEC, REC_CNT_CLEAR };
+
+struct rec_counter {
+	char name[REC_NAME_MAX];
+	unsigned int nrules;
+	enum rec_cnt_op op[3];
+	struct rec_expr *cond[3];
+	double value;
+};
+
+/* Where the engine puts what it keeps. Each returns 0 or a negative errno. */
+struct rec_sink {
+	void *ctx;
+	/* a shot starts: its pre-trigger samples follow (then the rest) */
+	int (*shot_begin)(void *ctx, unsigned int shot, enum rec_cause cause,
+			  unsigned int pre, uint64_t trig_t_ns);
+	int (*sample)(void *ctx, uint64_t t_ns, const double *vals);
+	int (*shot_end)(void *ctx, unsigned int shot, unsigned int nsamples);
+	int (*note)(void *ctx, uint64_t t_ns, const char *text);
+};
+
+struct rec_config {
+	unsigned int capacity;	/* samples of one shot (N) */
+	double position;	/* pre-trigger share, percent */
+	unsigned int shots;	/* 1.. */
+	unsigned int nmetrics;
+	const char *const *metric;	/* names */
+};
+
+struct rec_engine;
+
+/* Returns NULL (and an error in @err) on bad configuration. */
+struct rec_engine *rec_engine_new(const struct rec_config *cfg, char *err, size_t errsize);
+void rec_engine_free(struct rec_engine *e);
+/* Names the conditions may use: metrics, then the counters added so far. */
+const struct rec_names *rec_engine_names(struct rec_engine *e);
+/*
+ * "NAME inc COND[; dec COND][; clear COND]": rules run in that order each
+ * sample, each adding/subtracting 1 or clearing when its COND holds.
+ */
+int rec_engine_add_counter(struct rec_engine *e, const char *text, char *err, size_t errsize);
+int rec_engine_set_trigger(struct rec_engine *e, const char *text, char *err, size_t errsize);
+/* "COND => ACTION": the action runs on every rising edge of COND. */
+int rec_engine_add_feedback(struct rec_engine *e, const char *text, char *err, size_t errsize);
+/* an action run when the trigger fires */
+int rec_engine_add_on_trigger(struct rec_engine *e, const char *text, char *err, size_t errsize);
+
+/* Metrics stored per sample: the metrics, then the counters */
+unsigned int rec_engine_ntracks(const struct rec_engine *e);
+const char *rec_engine_track(const struct rec_engine *e, unsigned int i);
+
+enum rec_state { REC_ARMED, REC_POST, REC_DONE };
+
+/*
+ * One sample at @t_ns; @vals has one value per metric (NaN: not measured).
+ * @ext is a trigger from outside (REC_CAUSE_SIGNAL/COMMAND) or NONE.
+ * Actions to run (feedback, on-trigger) are appended to @acts (at most
+ * @maxacts; *nacts set). Returns the state after the sample or a negative
+ * errno from the sink.
+ */
+int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
+		    enum rec_cause ext, struct rec_action *acts, unsigned int maxacts,
+		    unsigned int *nacts, const struct rec_sink *sink);
+/* Stop: an armed ring is written as an untriggered shot, a shot in its post
+ * phase ends short.
+ */
+int rec_engine_finish(struct rec_engine *e, const struct rec_sink *sink);
+/* Samples pushed so far (the index of the next sample, from 0) */
+uint64_t rec_engine_index(const struct rec_engine *e);
+unsigned int rec_engine_shots_done(const struct rec_engine *e);
+
+/* ---------------- capture file ---------------- */
+
+#define REC_MAGIC	"HWTELREC"
+#define REC_VERSION	1
+#define REC_SYNC_EVERY	1000	/* samples between sync records */
+
+enum rec_rtype {
+	REC_R_SYNC = 'S',	/* u64 mono_ns, u64 real_ns */
+	REC_R_SAMPLE = 'D',	/* uvarint tick delta, f32 x ntracks */
+	REC_R_SHOT = 'B',	/* uvarint shot, u8 cause, uvarint pre, uvarint trig delta */
+	REC_R_SHOT_END = 'E',	/* uvarint shot, uvarint samples */
+	REC_R_NOTE = 'N',	/* uvarint tick delta, uvarint len, text */
+	REC_R_END = 'Z',	/* uvarint shots, u64 samples */
+};
+
+struct rec_writer;
+
+struct rec_header {
+	uint64_t period_ns;
+	unsigned int capacity, pre, shots;
+	double position;
+	char clock[32];		/* "ns" */
+	char command[256];	/* the recorder's command line, informative */
+	unsigned int ntracks;
+	char (*track)[REC_NAME_MAX];
+};
+
+/* Write the header; @fd is owned by the writer. */
+int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out);
+/* The sink that writes the engine's output to @w (@w in ctx) */
+void rec_writer_sink(struct rec_writer *w, struct rec_sink *sink);
+/* End record and close; returns 0 or negative errno. */
+int rec_writer_close(struct rec_writer *w, bool complete);
+/* For tests: a writer with a fixed realtime-monotonic offset */
+void rec_writer_set_clock(struct rec_writer *w, int64_t real_minus_mono_ns);
+
+struct rec_sample {
+	uint64_t mono_ns, real_ns;	/* reconstructed */
+	unsigned int shot;
+	unsigned int index;		/* within the shot */
+	float *vals;			/* ntracks */
+};
+
+struct rec_shot {
+	unsigned int number;
+	enum rec_cause cause;
+	unsigned int pre;		/* samples before the trigger sample */
+	uint64_t trig_mono_ns;
+	unsigned int first, nsamples;	/* into rec_capture.samples */
+	bool ended;			/* its end record was read */
+};
+
+struct rec_note {
+	uint64_t mono_ns;
+	char text[120];
+};
+
+struct rec_capture {
+	struct rec_header h;
+	unsigned int nsamples, nshots, nnotes;
+	struct rec_sample *samples;
+	struct rec_shot *shots;
+	struct rec_note *notes;
+	float *vals;
+	bool complete;		/* the end record was read */
+	size_t bytes, good_bytes;	/* file size, bytes of whole records */
+	unsigned int nsyncs;
+};
+
+/* Read a capture; a cut file reads up to its last whole record
+ * (complete = false). -EINVAL for a bad header, with a message in @err.
+ */
+int rec_read(const char *path, struct rec_capture *c, char *err, size_t errsize);
+int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,
+		 char *err, size_t errsize);
+void rec_capture_free(struct rec_capture *c);
+
+/* ---------------- views ---------------- */
+
+enum rec_view { REC_VIEW_TEXT, REC_VIEW_CSV, REC_VIEW_JSON, REC_VIEW_TRACE, REC_VIEW_SVG };
+
+struct rec_view_opts {
+	enum rec_view view;
+	unsigned int context;	/* text: samples either side of the trigger (0 = all) */
+	unsigned int nsel;	/* chosen tracks (0 = all) */
+	unsigned int sel[64];
+	int shot;		/* -1 = all shots */
+};
+
+int rec_view(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o);
+
+/* uvarint (LEB128) helpers */
+size_t rec_put_uvarint(unsigned char *p, uint64_t v);
+/* returns bytes consumed, 0 if @len is too short or the varint too long */
+size_t rec_get_uvarint(const unsigned char *p, size_t len, uint64_t *v);
+
+#endif

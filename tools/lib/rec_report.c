@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * hwtel report: views of a capture (text timeline, CSV, JSON, Chrome/
+ * Perfetto trace-event JSON, SVG plot). Documentation/userspace-api/
+ * hwtel.rst, "hwtel report", describes each.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "rec.h"
+
+static const char *cause_name(enum rec_cause c)
+{
+	switch (c) {
+	case REC_CAUSE_EXPR:
+		return "condition";
+	case REC_CAUSE_SIGNAL:
+		return "SIGUSR1";
+	case REC_CAUSE_COMMAND:
+		return "command end";
+	default:
+		return "none";
+	}
+}
+
+static unsigned int ntr(const struct rec_capture *c, const struct rec_view_opts *o)
+{
+	return o->nsel ? o->nsel : c->h.ntracks;
+}
+
+static unsigned int tr(const struct rec_view_opts *o, unsigned int i)
+{
+	return o->nsel ? o->sel[i] : i;
+}
+
+static bool shot_on(const struct rec_view_opts *o, const struct rec_shot *s)
+{
+	return o->shot < 0 || (unsigned int)o->shot == s->number;
+}
+
+/* the trigger's sample index within the shot; -1 without a trigger */
+static long trig_index(const struct rec_shot *s)
+{
+	return s->cause == REC_CAUSE_NONE ? -1 : (long)s->pre;
+}
+
+static void fmt_val(char *buf, size_t size, float v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.6g", (double)v);
+}
+
+/* a text column as wide as its name, at least 14 */
+static int colw(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 14 ? (int)n : 14;
+}
+
+static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
+{
+	unsigned int s, i, k, n = ntr(c, o);
+
+	fprintf(f, "capture: %u samples in %u shots, period %.3f ms, ring %u samples, %u before the trigger (position %g %%)%s\n",
+		c->nsamples, c->nshots, (double)c->h.period_ns / 1e6, c->h.capacity, c->h.pre,
+		c->h.position, c->complete ? "" : ", INCOMPLETE (cut short; read up to the last whole record)");
+	for (i = 0; i < c->nnotes; i++)
+		fprintf(f, "note: %s\n", c->notes[i].text);
+	for (s = 0; s < c->nshots; s++) {
+		const struct rec_shot *sh = &c->shots[s];
+		long ti = trig_index(sh);
+		uint64_t t0 = ti >= 0 ? sh->trig_mono_ns : (sh->nsamples ? c->samples[sh->first].mono_ns : 0);
+
+		if (!shot_on(o, sh))
+			continue;
+		fprintf(f, "\nshot %u: trigger %s", sh->number, cause_name(sh->cause));
+		if (ti >= 0)
+			fprintf(f, " at sample %ld, %u before it, %ld after it%s\n", ti, sh->pre,
+				(long)sh->nsamples - ti - 1, sh->ended ? "" : " (shot cut short)");
+		else
+			fprintf(f, " (stopped while armed: the ring only)\n");
+		fprintf(f, "%3s %8s %12s", "", "sample", "ms");
+		for (k = 0; k < n; k++)
+			fprintf(f, " %*s", colw(c->h.track[tr(o, k)]), c->h.track[tr(o, k)]);
+		fputc('\n', f);
+		for (i = 0; i < sh->nsamples; i++) {
+			const struct rec_sample *sm = &c->samples[sh->first + i];
+			long rel = ti >= 0 ? (long)i - ti : (long)i;
+			char v[32];
+
+			if (o->context && ti >= 0 && labs(rel) > (long)o->context)
+				continue;
+			fprintf(f, "%-3s %+8ld %+12.3f", rel == 0 && ti >= 0 ? ">>" : "", rel,
+				((double)sm->mono_ns - (double)t0) / 1e6);
+			for (k = 0; k < n; k++) {
+				fmt_val(v, sizeof(v), sm->vals[tr(o, k)]);
+				fprintf(f, " %*s", colw(c->h.track[tr(o, k)]), v);
+			}
+			fputc('\n', f);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
+{
+	unsigned int s, i, k, n = ntr(c, o);
+
+	fputs("shot,sample,from_trigger,mono_ns,real_ns", f);
+	for (k = 0; k < n; k++)
+		fprintf(f, ",%s", c->h.track[tr(o, k)]);
+	fputc('\n', f);
+	for (s = 0; s < c->nshots; s++) {
+		const struct rec_shot *sh = &c->shots[s];
+		long ti = trig_index(sh);
+
+		if (!shot_on(o, sh))
+			continue;
+		for (i = 0; i < sh->nsamples; i++) {
+			const struct rec_sample *sm = &c->samples[sh->first + i];
+
+			fprintf(f, "%u,%u,", sh->number, i);
+			if (ti >= 0)
+				fprintf(f, "%ld", (long)i - ti);
+			fprintf(f, ",%llu,%llu", (unsigned long long)sm->mono_ns,
+				(unsigned long long)sm->real_ns);
+			for (k = 0; k < n; k++) {
+				float v = sm->vals[tr(o, k)];
+
+				if (isnan(v))
+					fputc(',', f);
+				else
+					fprintf(f, ",%.9g", (double)v);
+			}
+			fputc('\n', f);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+static int view_json(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
+{
+	struct hwtel_json j;
+	unsigned int s, i, k, n = ntr(c, o);
+
+	hj_init(&j, f);
+	hj_obj_begin(&j);
+	hj_key(&j, "format_version"); hj_uint(&j, REC_VERSION);
+	hj_key(&j, "complete"); hj_bool(&j, c->complete);
+	hj_key(&j, "period_ns"); hj_u64(&j, c->h.period_ns);
+	hj_key(&j, "capacity"); hj_uint(&j, c->h.capacity);
+	hj_key(&j, "pre"); hj_uint(&j, c->h.pre);
+	hj_key(&j, "position"); hj_double(&j, c->h.position);
+	hj_key(&j, "tracks");
+	hj_arr_begin(&j);
+	for (k = 0; k < n; k++)
+		hj_str(&j, c->h.track[tr(o, k)]);
+	hj_arr_end(&j);
+	hj_key(&j, "notes");
+	hj_arr_begin(&j);
+	for (i = 0; i < c->nnotes; i++) {
+		hj_obj_begin(&j);
+		hj_key(&j, "mono_ns"); hj_u64(&j, c->notes[i].mono_ns);
+		hj_key(&j, "text"); hj_str(&j, c->notes[i].text);
+		hj_obj_end(&j);
+	}
+	hj_arr_end(&j);
+	hj_key(&j, "shots");
+	hj_arr_begin(&j);
+	for (s = 0; s < c->nshots; s++) {
+		const struct rec_shot *sh = &c->shots[s];
+
+		if (!shot_on(o, sh))
+			continue;
+		hj_obj_begin(&j);
+		hj_key(&j, "shot"); hj_uint(&j, sh->number);
+		hj_key(&j, "cause"); hj_str(&j, cause_name(sh->cause));
+		hj_key(&j, "trigger_index");
+		if (trig_index(sh) >= 0)
+			hj_uint(&j, sh->pre);
+		else
+			hj_null(&j);
+		hj_key(&j, "trigger_mono_ns");
+		if (trig_index(sh) >= 0)
+			hj_u64(&j, sh->trig_mono_ns);
+		else
+			hj_null(&j);
+		hj_key(&j, "ended"); hj_bool(&j, sh->ended);
+		hj_key(&j, "samples");
+		hj_arr_begin(&j);
+		for (i = 0; i < sh->nsamples; i++) {
+			const struct rec_sample *sm = &c->samples[sh->first + i];
+
+			hj_obj_begin(&j);
+			hj_key(&j, "mono_ns"); hj_u64(&j, sm->mono_ns);
+			hj_key(&j, "real_ns"); hj_u64(&j, sm->real_ns);
+			hj_key(&j, "values");
+			hj_arr_begin(&j);
+			for (k = 0; k < n; k++)
+				hj_double(&j, (double)sm->vals[tr(o, k)]);
+			hj_arr_end(&j);
+			hj_obj_end(&j);
+		}
+		hj_arr_end(&j);
+		hj_obj_end(&j);
+	}
+	hj_arr_end(&j);
+	hj_obj_end(&j);
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* Chrome trace-event JSON: one counter ("C") track per metric, instant
+ * events for triggers and notes; ts in microseconds of CLOCK_MONOTONIC.
+ */
+static int view_trace(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
+{
+	struct hwtel_json j;
+	unsigned int s, i, k, n = ntr(c, o);
+
+	hj_init(&j, f);
+	hj_obj_begin(&j);
+	hj_key(&j, "displayTimeUnit"); hj_str(&j, "ms");
+	hj_key(&j, "traceEvents");
+	hj_arr_begin(&j);
+	hj_obj_begin(&j);
+	hj_key(&j, "name"); hj_str(&j, "process_name");
+	hj_key(&j, "ph"); hj_str(&j, "M");
+	hj_key(&j, "pid"); hj_uint(&j, 1);
+	hj_key(&j, "args");
+	hj_obj_begin(&j);
+	hj_key(&j, "name"); hj_str(&j, "hwtel record");
+	hj_obj_end(&j);
+	hj_obj_end(&j);
+	for (s = 0; s < c->nshots; s++) {
+		const struct rec_shot *sh = &c->shots[s];
+
+		if (!shot_on(o, sh))
+			continue;
+		if (trig_index(sh) >= 0) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "trigger (shot %u, %s)", sh->number,
+				 cause_name(sh->cause));
+			hj_obj_begin(&j);
+			hj_key(&j, "name"); hj_str(&j, name);
+			hj_key(&j, "ph"); hj_str(&j, "i");
+			hj_key(&j, "s"); hj_str(&j, "g");
+			hj_key(&j, "ts"); hj_double(&j, (double)sh->trig_mono_ns / 1e3);
+			hj_key(&j, "pid"); hj_uint(&j, 1);
+			hj_key(&j, "tid"); hj_uint(&j, 1);
+			hj_obj_end(&j);
+		}
+		for (i = 0; i < sh->nsamples; i++) {
+			const struct rec_sample *sm = &c->samples[sh->first + i];
+
+			for (k = 0; k < n; k++) {
+				float v = sm->vals[tr(o, k)];
+
+				if (isnan(v))
+					continue;
+				hj_obj_begin(&j);
+				hj_key(&j, "name"); hj_str(&j, c->h.track[tr(o, k)]);
+				hj_key(&j, "ph"); hj_str(&j, "C");
+				hj_key(&j, "ts"); hj_double(&j, (double)sm->mono_ns / 1e3);
+				hj_key(&j, "pid"); hj_uint(&j, 1);
+				hj_key(&j, "args");
+				hj_obj_begin(&j);
+				hj_key(&j, "value"); hj_double(&j, (double)v);
+				hj_obj_end(&j);
+				hj_obj_end(&j);
+			}
+		}
+	}
+	for (i = 0; i < c->nnotes; i++) {
+		hj_obj_begin(&j);
+		hj_key(&j, "name"); hj_str(&j, c->notes[i].text);
+		hj_key(&j, "ph"); hj_str(&j, "i");
+		hj_key(&j, "s"); hj_str(&j, "g");
+		hj_key(&j, "ts"); hj_double(&j, (double)c->notes[i].mono_ns / 1e3);
+		hj_key(&j, "pid"); hj_uint(&j, 1);
+		hj_key(&j, "tid"); hj_uint(&j, 1);
+		hj_obj_end(&j);
+	}
+	hj_arr_end(&j);
+	hj_obj_end(&j);
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+/* One panel per chosen track (all shots side by side in time order of the
+ * first chosen shot only: the plot shows one shot, -s or the first).
+ */
+static int view_svg(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
+{
+	const int W = 900, PH = 120, L = 70, R = 20, T = 30;
+	const struct rec_shot *sh = NULL;
+	unsigned int s, i, k, n = ntr(c, o);
+	double x0, x1;
+	int H;
+
+	if (n > 16)
+		n = 16;
+	for (s = 0; s < c->nshots; s++) {
+		if (shot_on(o, &c->shots[s]) && c->shots[s].nsamples) {
+			sh = &c->shots[s];
+			break;
+		}
+	}
+	H = T + (int)n * (PH + 20) + 30;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H, W, H);
+	if (!sh) {
+		fputs("<text x=\"10\" y=\"20\">no samples</text>\n</svg>\n", f);
+		return ferror(f) ? -EIO : 0;
+	}
+	x0 = (double)c->samples[sh->first].mono_ns;
+	x1 = (double)c->samples[sh->first + sh->nsamples - 1].mono_ns;
+	if (x1 <= x0)
+		x1 = x0 + 1;
+	fprintf(f, "<text x=\"%d\" y=\"18\">shot %u, trigger: %s; shaded: before the trigger; red: the trigger sample</text>\n",
+		L, sh->number, cause_name(sh->cause));
+	for (k = 0; k < n; k++) {
+		unsigned int t = tr(o, k);
+		int y = T + (int)k * (PH + 20);
+		double lo = INFINITY, hi = -INFINITY;
+
+		for (i = 0; i < sh->nsamples; i++) {
+			double v = c->samples[sh->first + i].vals[t];
+
+			if (isnan(v))
+				continue;
+			lo = fmin(lo, v);
+			hi = fmax(hi, v);
+		}
+		if (!(hi >= lo)) {
+			lo = 0;
+			hi = 1;
+		} else if (hi == lo) {
+			hi = lo + 1;
+		}
+		fprintf(f, "<g class=\"panel\">\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n",
+			L, y, W - L - R, PH);
+		if (trig_index(sh) >= 0) {
+			double tx = L + ((double)sh->trig_mono_ns - x0) / (x1 - x0) * (W - L - R);
+
+			fprintf(f, "<rect class=\"pre\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#ddeeff\"/>\n",
+				L, y, tx - L, PH);
+			fprintf(f, "<line class=\"trigger\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"red\" stroke-width=\"1.5\"/>\n",
+				tx, y, tx, y + PH);
+		}
+		fprintf(f, "<text x=\"%d\" y=\"%d\">", L + 4, y + 12);
+		xml_text(f, c->h.track[t]);
+		fprintf(f, "</text>\n<text x=\"2\" y=\"%d\">%.4g</text>\n<text x=\"2\" y=\"%d\">%.4g</text>\n",
+			y + 10, hi, y + PH, lo);
+		fputs("<polyline fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"1\" points=\"", f);
+		for (i = 0; i < sh->nsamples; i++) {
+			const struct rec_sample *sm = &c->samples[sh->first + i];
+			double v = sm->vals[t];
+
+			if (isnan(v))
+				continue;
+			fprintf(f, "%.1f,%.1f ", L + ((double)sm->mono_ns - x0) / (x1 - x0) * (W - L - R),
+				y + PH - (v - lo) / (hi - lo) * PH);
+		}
+		fputs("\"/>\n</g>\n", f);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\">%.3f ms</text>\n</svg>\n", L, H - 8, (x1 - x0) / 1e6);
+	return ferror(f) ? -EIO : 0;
+}
+
+int rec_view(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
+{
+	switch (o->view) {
+	case REC_VIEW_TEXT:
+		return view_text(f, c, o);
+	case REC_VIEW_CSV:
+		return view_csv(f, c, o);
+	case REC_VIEW_JSON:
+		return view_json(f, c, o);
+	case REC_VIEW_TRACE:
+		return view_trace(f, c, o);
+	case REC_VIEW_SVG:
+		return view_svg(f, c, o);
+	}
+	return -EINVAL;
+}

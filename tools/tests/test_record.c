@@ -1,0 +1,756 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtel record/report without perf: the condition grammar, the ring and
+ * position arithmetic, counters and feedback on scripted sample streams
+ * (exact sample indices), the capture file round trip and truncation, and
+ * the views' syntax (python3 json / xml).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../lib/rec.h"
+#include "unit.h"
+
+static const char *const NAMES[] = { "x", "y", "pcie.ep0.rq0.used_pct" };
+static const struct rec_names names = { 3, NAMES };
+
+static double val(const char *text, double x, double y, double z)
+{
+	double v[3] = { x, y, z };
+	struct rec_expr *e;
+	char err[200];
+	double r;
+
+	if (rec_cond_parse(text, &names, &e, err, sizeof(err))) {
+		printf("#   parse '%s': %s\n", text, err);
+		return -12345;
+	}
+	r = rec_expr_value(e, v);
+	rec_cond_free(e);
+	return r;
+}
+
+TEST(rec_grammar_values)
+{
+	CHECK_NEAR(val("x + y * 2", 1, 3, 0), 7, 0);
+	CHECK_NEAR(val("(x + y) * 2", 1, 3, 0), 8, 0);
+	CHECK_NEAR(val("-x - -y", 1, 3, 0), 2, 0);
+	CHECK(isnan(val("x / y", 3, 0, 0)));
+	CHECK_NEAR(val("8G", 0, 0, 0), 8e9, 0);
+	CHECK_NEAR(val("2.5k + 1M", 0, 0, 0), 1002500, 0);
+	CHECK_NEAR(val("90%", 0, 0, 0), 90, 0);
+	CHECK_NEAR(val("pcie.ep0.rq0.used_pct > 90", 0, 0, 90.5), 1, 0);
+	CHECK_NEAR(val("pcie.ep0.rq0.used_pct > 90", 0, 0, 90), 0, 0);
+	CHECK_NEAR(val("pcie.ep0.rq0.used_pct >= 90", 0, 0, 90), 1, 0);
+	CHECK_NEAR(val("x > 1 && y < 2 || x == 7", 7, 9, 0), 1, 0);
+	CHECK_NEAR(val("x > 1 and not y < 2", 2, 1, 0), 0, 0);
+	CHECK_NEAR(val("!(x != 3)", 3, 0, 0), 1, 0);
+	/* a NaN operand: the comparison is false, and so is its negation's input */
+	CHECK_NEAR(val("x > 1", NAN, 0, 0), 0, 0);
+	CHECK_NEAR(val("x < 1", NAN, 0, 0), 0, 0);
+}
+
+static void bad(const char *text, const char *want)
+{
+	struct rec_expr *e = (struct rec_expr *)1;
+	char err[256];
+
+	CHECK_EQ(rec_cond_parse(text, &names, &e, err, sizeof(err)), -EINVAL);
+	CHECK(e == NULL);
+	if (!strstr(err, want)) {
+		printf("#   '%s': error '%s' lacks '%s'\n", text, err, want);
+		unit_failed++;
+	}
+}
+
+TEST(rec_grammar_errors)
+{
+	bad("", "at column 1: empty condition");
+	bad("   ", "empty condition");
+	bad("z > 1", "at column 1: unknown metric or counter 'z'");
+	bad("x > pcie.ep0.rq0.used", "at column 5: unknown metric or counter 'pcie.ep0.rq0.used'");
+	bad("(x > 1", "at column 7: expected ')', got the end");
+	bad("x >", "at column 4: expected a number, a name or '(', got the end");
+	bad("x > 1 y", "at column 7: unexpected 'y'");
+	bad("x > 5kb", "at column 6: unexpected 'kb' after a number");
+	bad("x > 1 for", "expected a duration");
+	bad("x > 1 for 5 parsecs", "unexpected 'parsecs'");
+	bad("x > 1 for 5xs", "bad duration '5xs'");
+	bad("x > 1 for 0 samples", "expected a whole number of samples");
+	bad("x > 1 hyst -1", "expected a number, 0 or more, after 'hyst'");
+	bad("x > 1 # y", "at column 7: unexpected '#'");
+}
+
+TEST(rec_duration)
+{
+	uint64_t ns = 0;
+
+	CHECK_EQ(rec_parse_duration("1ms", &ns), 0);
+	CHECK_U64(ns, 1000000);
+	CHECK_EQ(rec_parse_duration("100us", &ns), 0);
+	CHECK_U64(ns, 100000);
+	CHECK_EQ(rec_parse_duration("2.5s", &ns), 0);
+	CHECK_U64(ns, 2500000000ull);
+	CHECK_EQ(rec_parse_duration("750", &ns), 0);
+	CHECK_U64(ns, 750);
+	CHECK_EQ(rec_parse_duration("1.5ns", &ns), -EINVAL);
+	CHECK_EQ(rec_parse_duration("-1ms", &ns), -EINVAL);
+	CHECK_EQ(rec_parse_duration("ms", &ns), -EINVAL);
+	CHECK_EQ(rec_parse_duration("1 ms", &ns), -EINVAL);
+}
+
+/* run a condition over a stream (1 ms apart); bit i of the result = held at i */
+static unsigned long run(const char *text, const double *xs, unsigned int n)
+{
+	struct rec_expr *e;
+	unsigned long r = 0;
+	unsigned int i;
+	char err[200];
+
+	if (rec_cond_parse(text, &names, &e, err, sizeof(err))) {
+		printf("#   parse '%s': %s\n", text, err);
+		return ~0ul;
+	}
+	for (i = 0; i < n; i++) {
+		double v[3] = { xs[i], 0, 0 };
+
+		if (rec_cond_eval(e, v, 1000000ull * (i + 5)))
+			r |= 1ul << i;
+	}
+	rec_cond_free(e);
+	return r;
+}
+
+TEST(rec_hold_and_hysteresis)
+{
+	static const double a[] = { 6, 6, 0, 6, 6, 6, 6 };
+	static const double h[] = { 11, 8, 7.5, 6, 12, 9 };
+
+	/* runs of 2, then 4: three consecutive samples first at index 5 */
+	CHECK_EQ(run("x > 5 for 3 samples", a, 7), (1 << 5) | (1 << 6));
+	/* a span of 2 ms: the third sample of a run at 1 ms */
+	CHECK_EQ(run("x > 5 for 2ms", a, 7), (1 << 5) | (1 << 6));
+	CHECK_EQ(run("x > 5 for 1500us", a, 7), (1 << 5) | (1 << 6));
+	CHECK_EQ(run("x > 5 for 1ms", a, 7), (1 << 1) | (1 << 4) | (1 << 5) | (1 << 6));
+	CHECK_EQ(run("x > 5", a, 7), 0x7b);
+	/* held at 11; 8 and 7.5 are within 3 below 10; 6 is not; 12 holds;
+	 * 9 is within again
+	 */
+	CHECK_EQ(run("x > 10 hyst 3", h, 6), 0x37);
+	CHECK_EQ(run("x > 10", h, 6), 0x11);
+	/* 9 after 12: the comparison failed before, no hysteresis */
+	CHECK_EQ(run("x < 7 hyst 2", h, 6), 1 << 3);
+}
+
+TEST(rec_pre_count)
+{
+	CHECK_EQ(rec_pre_count(101, 0), 0);
+	CHECK_EQ(rec_pre_count(101, 50), 50);
+	CHECK_EQ(rec_pre_count(101, 100), 100);
+	CHECK_EQ(rec_pre_count(10, 50), 5);	/* 4.5 rounds up */
+	CHECK_EQ(rec_pre_count(5, 25), 1);
+	CHECK_EQ(rec_pre_count(1, 100), 0);
+	CHECK_EQ(rec_pre_count(1000, 10), 100);	/* 99.9 */
+}
+
+/* ---- a sink that records what the engine keeps ---- */
+struct mem {
+	unsigned int nshots, nsamples, nends, nnotes;
+	unsigned int pre[8], ends[8];
+	enum rec_cause cause[8];
+	uint64_t trig[8];
+	uint64_t t[4096];
+	double x[4096];
+	char note[8][120];
+};
+
+static int m_begin(void *ctx, unsigned int shot, enum rec_cause cause, unsigned int pre,
+		   uint64_t trig)
+{
+	struct mem *m = ctx;
+
+	if (shot != m->nshots || m->nshots >= 8)
+		return -EIO;
+	m->pre[m->nshots] = pre;
+	m->cause[m->nshots] = cause;
+	m->trig[m->nshots++] = trig;
+	return 0;
+}
+
+static int m_sample(void *ctx, uint64_t t, const double *v)
+{
+	struct mem *m = ctx;
+
+	m->t[m->nsamples] = t;
+	m->x[m->nsamples++] = v[0];
+	return 0;
+}
+
+static int m_end(void *ctx, unsigned int shot, unsigned int n)
+{
+	struct mem *m = ctx;
+
+	(void)shot;
+	m->ends[m->nends++] = n;
+	return 0;
+}
+
+static int m_note(void *ctx, uint64_t t, const char *text)
+{
+	struct mem *m = ctx;
+
+	(void)t;
+	if (m->nnotes < 8)
+		snprintf(m->note[m->nnotes++], 120, "%s", text);
+	return 0;
+}
+
+static const char *const ONE[] = { "x" };
+
+static struct rec_engine *engine(unsigned int cap, double pos, unsigned int shots)
+{
+	struct rec_config cfg = { .capacity = cap, .position = pos, .shots = shots,
+				  .nmetrics = 1, .metric = ONE };
+	char err[200];
+	struct rec_engine *e = rec_engine_new(&cfg, err, sizeof(err));
+
+	if (!e)
+		printf("#   engine: %s\n", err);
+	return e;
+}
+
+static void sink_of(struct mem *m, struct rec_sink *s)
+{
+	memset(m, 0, sizeof(*m));
+	s->ctx = m;
+	s->shot_begin = m_begin;
+	s->sample = m_sample;
+	s->shot_end = m_end;
+	s->note = m_note;
+}
+
+/* sample i is at (i + 1) ms and carries x = i (so stored x = index) */
+static int push_idx(struct rec_engine *e, unsigned int i, enum rec_cause ext,
+		    const struct rec_sink *s)
+{
+	double v = (double)i;
+
+	return rec_engine_push(e, 1000000ull * (i + 1), &v, ext, NULL, 0, NULL, s);
+}
+
+TEST(rec_positions_exact)
+{
+	static const double pos[] = { 0, 50, 100, 25, 90 };
+	unsigned int p;
+
+	/* ring of 10, trigger x >= 20 (sample 20); pre = round(P * 9 / 100) */
+	for (p = 0; p < 5; p++) {
+		unsigned int pre = (unsigned int)floor(pos[p] * 9 / 100 + 0.5), i, last = 0;
+		struct rec_engine *e = engine(10, pos[p], 1);
+		struct rec_sink s;
+		struct mem m;
+		char err[200];
+		int st = 0;
+
+		sink_of(&m, &s);
+		CHECK_EQ(rec_engine_set_trigger(e, "x >= 20", err, sizeof(err)), 0);
+		for (i = 0; i < 100; i++) {
+			st = push_idx(e, i, REC_CAUSE_NONE, &s);
+			if (st == REC_DONE) {
+				last = i;
+				break;
+			}
+		}
+		CHECK_EQ(st, REC_DONE);
+		CHECK_EQ(m.nshots, 1);
+		CHECK_EQ(m.pre[0], pre);
+		CHECK_EQ(m.cause[0], REC_CAUSE_EXPR);
+		CHECK_U64(m.trig[0], 21000000ull);
+		CHECK_EQ(m.nsamples, 10);
+		CHECK_EQ(m.nends, 1);
+		CHECK_EQ(m.ends[0], 10);
+		/* samples 20 - pre .. 20 - pre + 9, in order */
+		for (i = 0; i < m.nsamples; i++)
+			CHECK_NEAR(m.x[i], 20.0 - pre + i, 0);
+		CHECK_EQ(last, 20 - pre + 9);
+		/* done: further samples are ignored */
+		CHECK_EQ(push_idx(e, 99, REC_CAUSE_NONE, &s), REC_DONE);
+		CHECK_EQ(m.nsamples, 10);
+		rec_engine_free(e);
+	}
+}
+
+TEST(rec_early_trigger_and_shots)
+{
+	struct rec_engine *e = engine(8, 50, 2);	/* pre = round(3.5) = 4 */
+	struct rec_sink s;
+	struct mem m;
+	char err[200];
+	unsigned int i;
+	int st = 0;
+
+	sink_of(&m, &s);
+	/* trigger at 2 (ring has 2 of 4), then a rising edge again at 30 */
+	CHECK_EQ(rec_engine_set_trigger(e, "x == 2 || x >= 30", err, sizeof(err)), 0);
+	for (i = 0; i < 60 && st != REC_DONE; i++)
+		st = push_idx(e, i, REC_CAUSE_NONE, &s);
+	CHECK_EQ(st, REC_DONE);
+	CHECK_EQ(m.nshots, 2);
+	CHECK_EQ(m.pre[0], 2);		/* samples 0, 1 */
+	CHECK_EQ(m.ends[0], 6);		/* 0..5: the trigger and 4 - 1 = 3 ... */
+	CHECK_EQ(m.pre[1], 4);
+	CHECK_EQ(m.ends[1], 8);
+	CHECK_EQ(m.nsamples, 14);
+	CHECK_NEAR(m.x[0], 0, 0);
+	CHECK_NEAR(m.x[5], 5, 0);
+	/* second shot: the ring is empty after re-arming at 6; 26..29 before 30 */
+	CHECK_NEAR(m.x[6], 26, 0);
+	CHECK_NEAR(m.x[10], 30, 0);
+	CHECK_NEAR(m.x[13], 33, 0);
+	CHECK_EQ(i, 34);
+	rec_engine_free(e);
+}
+
+TEST(rec_external_trigger_and_finish)
+{
+	struct rec_engine *e = engine(6, 100, 1);	/* pre 5: the trigger is last */
+	struct rec_sink s;
+	struct mem m;
+	unsigned int i;
+
+	sink_of(&m, &s);
+	for (i = 0; i < 7; i++)
+		CHECK_EQ(push_idx(e, i, REC_CAUSE_NONE, &s), REC_ARMED);
+	CHECK_EQ(push_idx(e, 7, REC_CAUSE_SIGNAL, &s), REC_DONE);
+	CHECK_EQ(m.cause[0], REC_CAUSE_SIGNAL);
+	CHECK_EQ(m.nsamples, 6);
+	CHECK_NEAR(m.x[0], 2, 0);
+	CHECK_NEAR(m.x[5], 7, 0);
+	rec_engine_free(e);
+
+	/* stopped while armed: the ring is kept as an untriggered shot */
+	e = engine(6, 50, 1);	/* pre round(2.5) = 3 */
+	sink_of(&m, &s);
+	for (i = 0; i < 9; i++)
+		push_idx(e, i, REC_CAUSE_NONE, &s);
+	CHECK_EQ(rec_engine_finish(e, &s), 0);
+	CHECK_EQ(m.nshots, 1);
+	CHECK_EQ(m.cause[0], REC_CAUSE_NONE);
+	CHECK_EQ(m.nsamples, 3);
+	CHECK_NEAR(m.x[0], 6, 0);
+	CHECK_EQ(m.ends[0], 3);
+	rec_engine_free(e);
+
+	/* stopped in the post phase: the shot ends short */
+	e = engine(6, 0, 1);
+	sink_of(&m, &s);
+	push_idx(e, 0, REC_CAUSE_COMMAND, &s);
+	push_idx(e, 1, REC_CAUSE_NONE, &s);
+	CHECK_EQ(rec_engine_finish(e, &s), 0);
+	CHECK_EQ(m.cause[0], REC_CAUSE_COMMAND);
+	CHECK_EQ(m.ends[0], 2);
+	rec_engine_free(e);
+}
+
+TEST(rec_counters_and_feedback)
+{
+	/* x per sample; c counts samples with x > 50, cleared at x == 0 */
+	static const double xs[] = { 0, 60, 60, 0, 60, 60, 60, 60, 0, 60 };
+	struct rec_engine *e = engine(4, 50, 1);	/* pre round(1.5) = 2 */
+	struct rec_action acts[4];
+	unsigned int i, nacts, fb_at[10], nfb = 0;
+	struct rec_sink s;
+	struct mem m;
+	char err[256];
+	int st = 0;
+
+	sink_of(&m, &s);
+	CHECK_EQ(rec_engine_add_counter(e, "c inc x > 50; clear x == 0", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_add_counter(e, "d inc c >= 2; dec x == 0", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_ntracks(e), 3);
+	CHECK_STR(rec_engine_track(e, 1), "c");
+	CHECK_EQ(rec_engine_add_feedback(e, "c >= 2 => period 200us", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_add_on_trigger(e, "enable ddr", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_set_trigger(e, "c >= 3", err, sizeof(err)), 0);
+	for (i = 0; i < 10 && st != REC_DONE; i++) {
+		st = rec_engine_push(e, 1000000ull * i, &xs[i], REC_CAUSE_NONE, acts, 4, &nacts, &s);
+		CHECK(st >= 0);
+		if (nacts && acts[0].kind == REC_ACT_PERIOD) {
+			CHECK_U64(acts[0].period_ns, 200000);
+			fb_at[nfb++] = i;
+		}
+		if (i == 6) {
+			/* c = 3 at 6: the trigger, with its on-trigger action */
+			CHECK_EQ(nacts, 1);
+			CHECK_EQ(acts[0].kind, REC_ACT_ENABLE);
+			CHECK_STR(acts[0].set, "ddr");
+		}
+	}
+	/* c: 0 1 2 0 1 2 3 ; the rising edges of c >= 2 at 2 and 5 */
+	CHECK_EQ(nfb, 2);
+	CHECK_EQ(fb_at[0], 2);
+	CHECK_EQ(fb_at[1], 5);
+	/* shot: samples 4, 5 | 6 (trigger) | 7 */
+	CHECK_EQ(st, REC_DONE);
+	CHECK_EQ(i, 8);
+	CHECK_EQ(m.pre[0], 2);
+	CHECK_EQ(m.nsamples, 4);
+	CHECK_U64(m.t[0], 4000000);
+	CHECK_U64(m.t[2], 6000000);
+	CHECK_EQ(m.nnotes, 3);
+	CHECK_STR(m.note[0], "feedback: sample 2: period 200000ns");
+	CHECK_STR(m.note[2], "trigger: sample 6: enable ddr");
+	rec_engine_free(e);
+
+	/* d: inc while c >= 2 (c updated first), dec at x == 0:
+	 * c 0 1 2 0 1 2 3 4 0 1 -> d -1 -1 0 -1 -1 0 1 2 1 1
+	 */
+	e = engine(100, 100, 1);
+	sink_of(&m, &s);
+	CHECK_EQ(rec_engine_add_counter(e, "c inc x > 50; clear x == 0", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_add_counter(e, "d inc c >= 2; dec x == 0", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_set_trigger(e, "d == 2", err, sizeof(err)), 0);
+	for (i = 0; i < 10; i++)
+		if (rec_engine_push(e, 1000000ull * i, &xs[i], REC_CAUSE_NONE, NULL, 0, NULL, &s) == REC_DONE)
+			break;
+	CHECK_EQ(i, 7);
+	rec_engine_free(e);
+}
+
+TEST(rec_bad_definitions)
+{
+	struct rec_engine *e = engine(4, 50, 1);
+	struct rec_config cfg = { .capacity = 0, .position = 50, .nmetrics = 1, .metric = ONE };
+	struct rec_action a;
+	char err[256];
+
+	CHECK_EQ(rec_engine_add_counter(e, "x inc x > 1", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "the name is taken") != NULL);
+	CHECK_EQ(rec_engine_add_counter(e, "9c inc x > 1", err, sizeof(err)), -EINVAL);
+	CHECK_EQ(rec_engine_add_counter(e, "c bump x > 1", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected inc, dec or clear") != NULL);
+	CHECK_EQ(rec_engine_add_counter(e, "c inc q > 1", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "counter c, rule 'inc q > 1': at column 2: unknown metric or counter 'q' (hwtel record --list shows the metrics)");
+	CHECK_EQ(rec_engine_ntracks(e), 1);
+	CHECK_EQ(rec_engine_add_feedback(e, "x > 1 period 1ms", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "expected 'COND => ACTION'") != NULL);
+	CHECK_EQ(rec_action_parse("period 50us", &a, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "period '50us' is below the minimum of 100us");
+	CHECK_EQ(rec_action_parse("reboot now", &a, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(rec_action_parse("period 100us", &a, err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_set_trigger(e, "x >", err, sizeof(err)), -EINVAL);
+	rec_engine_free(e);
+	CHECK(rec_engine_new(&cfg, err, sizeof(err)) == NULL);
+	cfg.capacity = 4;
+	cfg.position = 101;
+	CHECK(rec_engine_new(&cfg, err, sizeof(err)) == NULL);
+}
+
+TEST(rec_uvarint)
+{
+	static const uint64_t v[] = { 0, 1, 127, 128, 16383, 16384, 1000000, ~0ull };
+	static const size_t len[] = { 1, 1, 1, 2, 2, 3, 3, 10 };
+	unsigned char b[10];
+	unsigned int i;
+	uint64_t r;
+
+	for (i = 0; i < 8; i++) {
+		CHECK_EQ(rec_put_uvarint(b, v[i]), len[i]);
+		CHECK_EQ(rec_get_uvarint(b, len[i], &r), len[i]);
+		CHECK_U64(r, v[i]);
+		CHECK_EQ(rec_get_uvarint(b, len[i] - 1, &r), 0);
+	}
+}
+
+/* ---- file round trip ---- */
+
+#define RT_N 2500	/* three syncs for the shot (0, 1000, 2000) */
+
+static unsigned char *record_file(size_t *len, unsigned int *nsamples)
+{
+	const char *path = "/tmp/hwtel-unit-rec.cap";
+	static const char *const TR[] = { "x", "half" };
+	struct rec_config cfg = { .capacity = RT_N, .position = 40, .shots = 1,
+				  .nmetrics = 2, .metric = TR };
+	char (*tracks)[REC_NAME_MAX] = calloc(3, REC_NAME_MAX);
+	struct rec_header h = { .period_ns = 1000000, .capacity = RT_N, .shots = 1,
+				.position = 40, .clock = "ns", .command = "unit" };
+	struct rec_engine *e = rec_engine_new(&cfg, NULL, 0);
+	struct rec_writer *w;
+	struct rec_sink s = { 0 };
+	unsigned int i;
+	uint64_t t = 5000000000ull;
+	int fd;
+
+	rec_engine_add_counter(e, "n inc 1", NULL, 0);
+	rec_engine_set_trigger(e, "x >= 3000", NULL, 0);
+	h.pre = rec_pre_count(RT_N, 40);
+	h.ntracks = rec_engine_ntracks(e);
+	for (i = 0; i < h.ntracks; i++)
+		snprintf(tracks[i], REC_NAME_MAX, "%s", rec_engine_track(e, i));
+	h.track = tracks;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK_EQ(rec_writer_open(fd, &h, &w), 0);
+	rec_writer_set_clock(w, 1700000000000000000ll);
+	rec_writer_sink(w, &s);
+	rec_engine_add_feedback(e, "x == 3001 => period 500us", NULL, 0);
+	for (i = 0; i < 10000; i++) {
+		/* irregular ticks: 1 ms plus i % 7 ns, 2 s jump at 2000 */
+		double v[2] = { i, i / 2.0 };
+
+		t += 1000000 + i % 7 + (i == 2000 ? 2000000000ull : 0);
+		if (rec_engine_push(e, t, v, REC_CAUSE_NONE, NULL, 0, NULL, &s) == REC_DONE)
+			break;
+	}
+	*nsamples = (unsigned int)rec_engine_index(e);
+	CHECK_EQ(rec_writer_close(w, true), 0);
+	rec_engine_free(e);
+	free(tracks);
+	return (unsigned char *)unit_slurp(path, len);
+}
+
+TEST(rec_file_round_trip_and_truncation)
+{
+	unsigned int pushed, i, pre = rec_pre_count(RT_N, 40), first = 3000 - pre;
+	struct rec_capture c;
+	size_t len, cut, prev_good = 0;
+	unsigned char *buf = record_file(&len, &pushed);
+	unsigned int prev_n = 0;
+	char err[200];
+	uint64_t t;
+	bool mono_ok = true;
+
+	CHECK(buf != NULL);
+	if (!buf)
+		return;
+	/* triggered at x = 3000, pre 1000 (round(0.4 * 2499)), 1500 from 3000 on */
+	CHECK_EQ(pre, 1000);
+	CHECK_EQ(pushed, 3000 + RT_N - pre);
+	CHECK_EQ(rec_read_mem(buf, len, &c, err, sizeof(err)), 0);
+	CHECK(c.complete);
+	CHECK_EQ(c.good_bytes, len);
+	CHECK_EQ(c.h.ntracks, 3);
+	CHECK_STR(c.h.track[2], "n");
+	CHECK_EQ(c.h.capacity, RT_N);
+	CHECK_EQ(c.h.pre, 1000);
+	CHECK_EQ(c.nshots, 1);
+	CHECK_EQ(c.shots[0].pre, 1000);
+	CHECK_EQ(c.shots[0].cause, REC_CAUSE_EXPR);
+	CHECK(c.shots[0].ended);
+	CHECK_EQ(c.nsamples, RT_N);
+	CHECK_EQ(c.nsyncs, 3);
+	CHECK_EQ(c.nnotes, 1);
+	CHECK_STR(c.notes[0].text, "feedback: sample 3001: period 500000ns");
+	/* exact times: recompute the script's clock for sample k */
+	for (i = 0; i < c.nsamples && mono_ok; i++) {
+		unsigned int k = first + i, j;
+
+		t = 5000000000ull;
+		for (j = 0; j <= k; j++)
+			t += 1000000 + j % 7 + (j == 2000 ? 2000000000ull : 0);
+		if (c.samples[i].mono_ns != t ||
+		    c.samples[i].real_ns != t + 1700000000000000000ull ||
+		    c.samples[i].vals[0] != (float)k || c.samples[i].vals[1] != (float)(k / 2.0) ||
+		    c.samples[i].vals[2] != (float)(k + 1)) {
+			printf("#   sample %u: t %llu want %llu\n", i,
+			       (unsigned long long)c.samples[i].mono_ns, (unsigned long long)t);
+			mono_ok = false;
+		}
+	}
+	CHECK(mono_ok);
+	CHECK_U64(c.shots[0].trig_mono_ns, c.samples[pre].mono_ns);
+	CHECK_EQ(len - c.good_bytes, 0);
+	/*
+	 * The size, record by record: shot 1 + 1 + 1 + 2 (pre 1000) + 8;
+	 * 3 syncs of 17; a sample is type + 3-byte tick delta (1 ms) + 3 f32 =
+	 * 16 bytes, 14 after a sync (delta 0); the note 1 + 8 + 1 + 38; shot
+	 * end 1 + 1 + 2; end 1 + 1 + 8.
+	 */
+	{
+		size_t hlen = (size_t)buf[12] | (size_t)buf[13] << 8 | (size_t)buf[14] << 16;
+
+		CHECK_EQ(len - 16 - hlen, 13 + 3 * 17 + (RT_N - 3) * 16 + 3 * 14 + 48 + 4 + 10);
+	}
+	rec_capture_free(&c);
+
+	/* every cut: readable, monotone, complete only when whole */
+	for (cut = 16; cut < len; cut += 1 + cut % 13) {
+		int r = rec_read_mem(buf, cut, &c, err, sizeof(err));
+
+		if (r == -EINVAL) {	/* cut inside the header only */
+			CHECK(cut < 400);
+			continue;
+		}
+		CHECK_EQ(r, 0);
+		CHECK(!c.complete);
+		CHECK(c.good_bytes <= cut && c.good_bytes >= prev_good);
+		CHECK(c.nsamples >= prev_n);
+		CHECK(cut - c.good_bytes < 64);
+		prev_n = c.nsamples;
+		prev_good = c.good_bytes;
+		rec_capture_free(&c);
+	}
+	/* one byte short of the end record: every sample, not complete */
+	CHECK_EQ(rec_read_mem(buf, len - 1, &c, err, sizeof(err)), 0);
+	CHECK(!c.complete);
+	CHECK_EQ(c.nsamples, RT_N);
+	rec_capture_free(&c);
+	/* the end record is 1 + 1 + 8 bytes, the shot end 1 + 1 + 2 before
+	 * it, the last sample before that
+	 */
+	CHECK_EQ(rec_read_mem(buf, len - 10 - 4 - 1, &c, err, sizeof(err)), 0);
+	CHECK_EQ(c.nsamples, RT_N - 1);
+	rec_capture_free(&c);
+	/* an unknown record type: read up to it, with the reason */
+	{
+		size_t hlen = (size_t)buf[12] | (size_t)buf[13] << 8 | (size_t)buf[14] << 16;
+		unsigned char keep = buf[16 + hlen + 13];
+
+		CHECK_EQ(buf[16 + hlen], 'B');
+		CHECK_EQ(keep, 'S');
+		buf[16 + hlen + 13] = 'Q';
+		err[0] = '\0';
+		CHECK_EQ(rec_read_mem(buf, len, &c, err, sizeof(err)), 0);
+		CHECK(!c.complete);
+		CHECK_EQ(c.nshots, 1);
+		CHECK_EQ(c.nsamples, 0);
+		CHECK_EQ(c.good_bytes, 16 + hlen + 13);
+		CHECK_STR(err, "corrupt capture: unknown record type");
+		rec_capture_free(&c);
+		buf[16 + hlen + 13] = keep;
+	}
+	CHECK_EQ(rec_read_mem(buf, 10, &c, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "not a hwtel capture (no HWTELREC header)");
+	buf[8] = 2;
+	CHECK_EQ(rec_read_mem(buf, len, &c, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "capture file version not supported (this hwtel reads version 1)");
+	free(buf);
+}
+
+TEST(rec_views_parse)
+{
+	static const char *const ext[] = { "txt", "csv", "json", "trace.json", "svg" };
+	unsigned int pushed, v;
+	size_t len;
+	unsigned char *buf = record_file(&len, &pushed);
+	struct rec_capture c;
+	char err[200];
+
+	CHECK_EQ(rec_read_mem(buf, len, &c, err, sizeof(err)), 0);
+	for (v = 0; v < 5; v++) {
+		struct rec_view_opts o = { .view = (enum rec_view)v, .context = 5, .shot = -1 };
+		char path[64];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/tmp/hwtel-unit-rec.%s", ext[v]);
+		f = fopen(path, "w");
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+		fclose(f);
+	}
+	CHECK_EQ(system("python3 -c 'import json,sys; d=json.load(open(\"/tmp/hwtel-unit-rec.json\")); "
+			"s=d[\"shots\"][0]; sys.exit(not (d[\"complete\"] and d[\"tracks\"]==[\"x\",\"half\",\"n\"] and "
+			"len(s[\"samples\"])==2500 and s[\"trigger_index\"]==1000 and s[\"samples\"][1000][\"values\"][0]==3000))'"), 0);
+	CHECK_EQ(system("python3 -c 'import json,sys; d=json.load(open(\"/tmp/hwtel-unit-rec.trace.json\")); "
+			"e=d[\"traceEvents\"]; c=[x for x in e if x[\"ph\"]==\"C\"]; "
+			"sys.exit(not (set(x[\"name\"] for x in c)=={\"x\",\"half\",\"n\"} and len(c)==7500 and "
+			"sum(1 for x in e if x[\"ph\"]==\"i\")==2))'"), 0);
+	CHECK_EQ(system("python3 -c 'import xml.dom.minidom as m; d=m.parse(\"/tmp/hwtel-unit-rec.svg\"); "
+			"import sys; sys.exit(len(d.getElementsByTagName(\"polyline\"))!=3 or "
+			"len(d.getElementsByTagName(\"line\"))!=3)'"), 0);
+	/* the text timeline: 5 either side of the marked trigger */
+	{
+		char *t = unit_slurp("/tmp/hwtel-unit-rec.txt", NULL);
+
+		CHECK(t && strstr(t, "\n>>        +0       +0.000           3000           1500           3001\n"));
+		CHECK(t && strstr(t, "      -5       -5.0"));
+		CHECK(t && !strstr(t, "      -6 "));
+		CHECK(t && strstr(t, "shot 0: trigger condition at sample 1000, 1000 before it, 1499 after it\n"));
+		free(t);
+	}
+	rec_capture_free(&c);
+	free(buf);
+}
+
+/* ---- the commands' option errors (no PMU needed: they come first) ---- */
+#include "cli.h"
+
+static int run_main(int (*fn)(int, char **), const char *const *args, char *err, size_t size)
+{
+	char *argv[32];
+	int argc = 0, ret, fd, saved;
+	FILE *f;
+
+	while (args[argc]) {
+		argv[argc] = (char *)args[argc];
+		argc++;
+	}
+	argv[argc] = NULL;
+	fflush(stderr);
+	saved = dup(2);
+	f = tmpfile();
+	fd = fileno(f);
+	dup2(fd, 2);
+	ret = fn(argc, argv);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	memset(err, 0, size);
+	if (fread(err, 1, size - 1, f) == 0)
+		err[0] = '\0';
+	fclose(f);
+	return ret;
+}
+
+#define RARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+TEST(rec_cli_errors)
+{
+	char err[4096];
+
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-p", "50us"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "hwtel record: error: -p/--period: 50us is below the minimum period of 100us\n"));
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-p", "1 ms"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "bad period '1 ms'"));
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "--position", "101"), err, sizeof(err)), 2);
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "--position", "middle"), err, sizeof(err)), 2);
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-N", "0"), err, sizeof(err)), 2);
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-N", "10", "-S", "1"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "-N and -S exclude each other"));
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "--shots", "0"), err, sizeof(err)), 2);
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "--bogus"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "unrecognized option '--bogus'"));
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-o"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "option '-o' needs an argument"));
+	/* a source that is no source: status 2 before anything is opened */
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-s", "gpu"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "bad source 'gpu'"));
+
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "no capture FILE given"));
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--csv", "--json", "x"), err, sizeof(err)), 2);
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "/nonexistent/x.rec"), err, sizeof(err)), 1);
+	CHECK(strstr(err, "cannot open /nonexistent/x.rec"));
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "/etc/hostname"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "not a hwtel capture"));
+	/* the round-trip capture of the file test */
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--csv", "-o", "/tmp/hwtel-unit-rec.csv2",
+						   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 0);
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--shot", "3", "/tmp/hwtel-unit-rec.cap"),
+			  err, sizeof(err)), 2);
+	CHECK(strstr(err, "has no shot 3"));
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "-m", "nope*", "/tmp/hwtel-unit-rec.cap"),
+			  err, sizeof(err)), 2);
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--svg", "-o", "/nonexistent/p.svg",
+						   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 2);
+	CHECK(strstr(err, "cannot write /nonexistent/p.svg"));
+	{
+		char *csv = unit_slurp("/tmp/hwtel-unit-rec.csv2", NULL);
+
+		CHECK(csv && !strncmp(csv, "shot,sample,from_trigger,mono_ns,real_ns,x,half,n\n0,0,-1000,", 60));
+		free(csv);
+	}
+}
