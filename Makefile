@@ -4,7 +4,7 @@
 #
 #   make                      modules for KDIR (default: the lab's 6.1 kernel)
 #   make KDIR=/lib/modules/$(uname -r)/build && make modules_install
-#   make tools                hwtel, libhwtel and the selftest binaries
+#   make tools                hwtel, libhwtel, pmdahwtel and the selftest binaries
 #   make check                everything CI runs (build, lint, unit, VM suite)
 #   make demo                 boot the lab and show the PMUs on their models
 #   make bench                MMIO cost and tool overhead, as ratios
@@ -84,6 +84,7 @@ checkpatch: linux-src
 
 tools: linux-src
 	$(MAKE) -C tools
+	$(MAKE) -C tools/pcp
 	$(MAKE) -C selftests
 
 unit: tools
