@@ -379,6 +379,14 @@ static void refresh(void)
 	for (k = 0; k < npcie; k++) {
 		pcie[k].ok = pcie[k].h && pcie[k].d &&
 			     hwtel_pcie_read_totals(pcie[k].h, pcie[k].d) == 0;
+		if (!pcie[k].ok && pcie[k].h && hwtel_pcie_vanished(pcie[k].h)) {
+			/* the module was reloaded: a new instance of the same name */
+			hwtel_pcie_close(pcie[k].h);
+			if (hwtel_pcie_open(pcie[k].name, 0, HWTEL_OPEN_NO_PERF, &pcie[k].h))
+				pcie[k].h = NULL;
+			pcie[k].ok = pcie[k].h &&
+				     hwtel_pcie_read_totals(pcie[k].h, pcie[k].d) == 0;
+		}
 		if (pcie[k].ok)
 			pcie_instances(k);
 		else if (pcie[k].h)
@@ -386,6 +394,12 @@ static void refresh(void)
 	}
 	for (k = 0; k < nddr; k++) {
 		ddr[k].ok = ddr[k].h && hwtel_ddr_read(ddr[k].h, &ddr[k].d) == 0;
+		if (!ddr[k].ok && ddr[k].h && hwtel_ddr_vanished(ddr[k].h)) {
+			hwtel_ddr_close(ddr[k].h);
+			if (hwtel_ddr_open(ddr[k].name, 0, ddr_events, &ddr[k].h))
+				ddr[k].h = NULL;
+			ddr[k].ok = ddr[k].h && hwtel_ddr_read(ddr[k].h, &ddr[k].d) == 0;
+		}
 		if (!ddr[k].ok)
 			continue;
 		add_inst(IND_DDR, ddr[k].d.pmu, (struct inst_ref){ .dev = k });
