@@ -7,7 +7,8 @@
 #    the test injected into the idle model (the rest stays 0), the endpoint
 #    state what the model's parameters and its load state give;
 #  - pmdahwtel under a private pmcd (unix socket, files under /tmp): pminfo -f
-#    sees exact DDR counts injected after the agent opened its groups, a
+#    sees exact DDR counts injected after the agent opened its groups (and
+#    pmdaperfevent with the shipped perfevent-hwtel.conf the same ones), a
 #    STATUS flag set on the model, and the agent finds a reloaded model;
 #    pmval computes rates of the counters and the shipped derived metrics
 #    give the seed profile's shares;
@@ -17,7 +18,7 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 
-PLAN=18
+PLAN=19
 FLEET=$HWTEL_SRC/selftests/fleet
 PCP_B=$HWTEL_BUILD/tools/pcp
 AGENT=$PCP_B/pmdahwtel
@@ -147,13 +148,23 @@ tap_lines()
 }
 tap_lines 4 python3 "$FLEET/dbpmda.py" "$T/db.out" check "$T/db.want" "${#metrics[@]}"
 
-# --- 5-9: a private pmcd, pminfo --------------------------------------
+# --- 5-10: a private pmcd, pminfo -------------------------------------
 PD=$T/pcp
 mkdir -p "$PD/log" "$PD/run" "$PD/tmp"
-echo "hwtel $DOM pipe binary $AGENT -d $DOM -l $PD/log/hwtel.log -e ddr_cam_read" > "$PD/pmcd.conf"
+# pmdaperfevent beside it, with the shipped DDR configuration as its only one
+# (it reads $PCP_PMDAS_DIR/perfevent/perfevent.conf)
+PE=/usr/lib/pcp/pmdas/perfevent
+mkdir -p "$PD/pmdas/perfevent"
+cp "$HWTEL_SRC/tools/pcp/perfevent-hwtel.conf" "$PD/pmdas/perfevent/perfevent.conf"
+{
+	echo "hwtel $DOM pipe binary $AGENT -d $DOM -l $PD/log/hwtel.log -e ddr_cam_read"
+	echo "perfevent 127 pipe binary $PE/pmdaperfevent -d 127 -l $PD/log/perfevent.log"
+} > "$PD/pmcd.conf"
+printf '#define HWTEL %s\n#define PERFEVENT 127\nroot { hwtel perfevent }\n#include "%s"\n#include "%s"\n' \
+	$DOM "$PCP_B/pmns" "$PE/pmns" > "$PD/root"
 export PCP_RUN_DIR=$PD/run PCP_LOG_DIR=$PD/log PCP_TMP_DIR=$PD/tmp PCP_PMCDCONF_PATH=$PD/pmcd.conf
-/usr/lib/pcp/bin/pmcd -f -U root -i 127.0.0.1 -c "$PD/pmcd.conf" -n "$PCP_B/root" \
-	-l "$PD/log/pmcd.log" -s "$PD/pmcd.sock" &
+PCP_PMDAS_DIR=$PD/pmdas /usr/lib/pcp/bin/pmcd -f -U root -i 127.0.0.1 -c "$PD/pmcd.conf" \
+	-n "$PD/root" -l "$PD/log/pmcd.log" -s "$PD/pmcd.sock" &
 PMH=unix:$PD/pmcd.sock
 for ((i = 0; i < 100; i++)); do
 	pminfo -h "$PMH" hwtel.ddr.reads > /dev/null 2>&1 && break
@@ -181,6 +192,16 @@ hwtel.ddr.write_bytes $D 1920
 hwtel.ddr.event.count $D/ddr_cam_read 77
 hwtel.ddr.event.exact $D/ddr_cam_read 1" \
 	"$(pmf hwtel.ddr.reads hwtel.ddr.writes hwtel.ddr.read_bytes hwtel.ddr.write_bytes hwtel.ddr.event)"
+HC=perfevent.hwcounters.$D
+# its one instance is the CPU of the PMU's cpumask
+C=cpu$(cat "/sys/bus/event_source/devices/$D/cpumask")
+tap_eq "pmdaperfevent with perfevent-hwtel.conf: the same DDR counts (its own groups)" \
+	"$HC.ddr_ddr_reads.value $C 1000
+$HC.ddr_ddr_writes.value $C 30
+$HC.ddr_hif_rd_access.value $C 0
+$HC.ddr_cam_read.value $C 77" \
+	"$(pmf $HC.ddr_ddr_reads.value $HC.ddr_ddr_writes.value $HC.ddr_hif_rd_access.value \
+	   $HC.ddr_cam_read.value)"
 tap_eq "pminfo -f: a PCIe counter through pmcd" "hwtel.pcie.bus.words $P/ep0/RQ 1000" \
 	"$(pmf hwtel.pcie.bus.words | grep /RQ)"
 echo lost_delta > "$PCIE_DBG/flags"
@@ -192,7 +213,7 @@ hwtel.pcie.device.readout_overrun $P 0" \
 tap_check "pminfo -T: the help text reaches clients through pmcd" \
 	grep -q "since the last clear" <(pminfo -h "$PMH" -T hwtel.pcie.bus.words)
 
-# --- 10-15: the Prometheus exporter unit --------------------------------
+# --- 11-16: the Prometheus exporter unit -------------------------------
 R=$T/root
 mkdir -p "$R/usr/bin" "$R/bin" "$R/usr/lib/systemd/system" "$R/etc/systemd/system"
 mount --bind /usr/lib/systemd/system "$R/usr/lib/systemd/system"	# the targets
@@ -295,7 +316,7 @@ tap_check "ddr textfile: strict format, bytes = 64 x the injected bursts, the ev
 	res ok "$T/tf/hwtel-ddr.prom"
 tap_check "the format check refuses a series written twice" res bad "$T/bad.prom"
 
-# --- 16-18: the seed profile through pmcd: rates and derived shares -----
+# --- 17-19: the seed profile through pmcd: rates and derived shares -----
 # The agent finds the reloaded model by itself (same PMU name, new device).
 pcie_up profile=seed || tap_fail "reload the PCIe model (seed)"
 export PCP_DERIVED_CONFIG=$DERIVED
