@@ -493,8 +493,15 @@ static int fetch_pcie(unsigned int cl, unsigned int item, const struct inst_ref 
 		atom->ull = bus->mvb_backpressure;
 		break;
 	case 5: atom->ull = bus->items; break;
-	case 6: atom->ull = bus->items * d->config.item_bytes; break;
-	case 7: atom->ull = bus->has_mvb ? bus->mvb : bus->transactions; break;
+	case 6:
+	case 7: {
+		struct hwtel_pcie_bus_metrics m;
+
+		/* the library's bytes and requests (no interval: no rates) */
+		hwtel_pcie_bus_metrics(d, ep, bus, 0, &m);
+		atom->ull = item == 6 ? m.bytes : m.requests;
+		break;
+	}
 	case 8: atom->ull = bus->pcie_clk ? ep->pcie_cycles : ep->dma_cycles; break;
 	case 9:
 		for (i = 0; i < bus->nregions; i++)
