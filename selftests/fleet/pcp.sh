@@ -11,14 +11,14 @@
 #    pmdaperfevent with the shipped perfevent-hwtel.conf the same ones), a
 #    STATUS flag set on the model, and the agent finds a reloaded model;
 #    pmval computes rates of the counters and the shipped derived metrics
-#    give the seed profile's shares;
+#    give the seed profile's shares, and all of them bind;
 #  - the Prometheus exporter unit: systemd-analyze verify, then its exact
 #    ExecStart (paths and interval substituted) writes textfiles that pass a
 #    strict exposition-format check and hold the injected counts.
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 
-PLAN=19
+PLAN=21
 FLEET=$HWTEL_SRC/selftests/fleet
 PCP_B=$HWTEL_BUILD/tools/pcp
 AGENT=$PCP_B/pmdahwtel
@@ -316,7 +316,7 @@ tap_check "ddr textfile: strict format, bytes = 64 x the injected bursts, the ev
 	res ok "$T/tf/hwtel-ddr.prom"
 tap_check "the format check refuses a series written twice" res bad "$T/bad.prom"
 
-# --- 17-19: the seed profile through pmcd: rates and derived shares -----
+# --- 17-21: the seed profile through pmcd: rates and derived shares -----
 # The agent finds the reloaded model by itself (same PMU name, new device).
 pcie_up profile=seed || tap_fail "reload the PCIe model (seed)"
 export PCP_DERIVED_CONFIG=$DERIVED
@@ -329,8 +329,11 @@ pmv()
 		END { for (i = 0; i < c; i++) print n[i], v[i + 1] }'
 }
 pmv hwtel.pcie.bus.words_pct > "$T/words.txt" &
+p1=$!
+pmv hwtel.pcie.bus.used_pct > "$T/used.txt" &
+p2=$!
 pmv hwtel.pcie.ep.pcie_cycles > "$T/clock.txt"
-wait $!
+wait $p1 $p2
 # words %: the seed's RQ 89.90, RC 49.40, UP 66.90, DOWN 48.60 (from its
 # rates per cycle; counts move in drain steps of 4096 of ~2e8 cycles)
 # within: FILE "INST WANT TOL"...: each instance's value within TOL of WANT
@@ -351,6 +354,12 @@ within()
 tap_check "derived hwtel.pcie.bus.words_pct (pmval) gives the seed shares to 0.01" \
 	within "$T/words.txt" "$E/RQ 89.90 0.01" "$E/RC 49.40 0.01" "$E/UP0 66.90 0.01" \
 	"$E/DOWN0 48.60 0.01"
+tap_check "derived hwtel.pcie.bus.used_pct (pmval) gives the seed's Used % to 0.01" \
+	within "$T/used.txt" "$E/RQ 70.15 0.01" "$E/RC 44.67 0.01" "$E/UP0 66.45 0.01" \
+	"$E/DOWN0 45.45 0.01"
+out=$(pminfo -h "$PMH" -d $(sed -n 's/^\(hwtel\.[a-z_.]*\) = .*/\1/p' "$DERIVED") 2>&1)
+tap_eq "pminfo -d: each of the derived metrics of hwtel.derived binds (no semantic error)" \
+	"11 0" "$(grep -c 'Data Type' <<< "$out") $(grep -ci error <<< "$out")"
 # a counter under pmval is a rate: the 400 MHz PCIe clock. Within 5 %: pmval
 # divides by the times pmcd stamped on its two fetches, which under TCG are
 # milliseconds off the instants the agent read the block (seen: 1.25 %).
