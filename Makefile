@@ -12,7 +12,7 @@
 #   make deb-install-test     those packages unpacked with dpkg --root, checked, purged
 #   make check-hwflavour      hardware flavour for 6.1/6.12 has no seam (nm/modinfo)
 #   make check-dkms           the real dkms builds the DKMS sources for 6.1/6.12
-#   make tools                hwtel, libhwtel and the selftest binaries
+#   make tools                hwtel, libhwtel, pmdahwtel and the selftest binaries
 #   make check                everything CI runs (build, lint, unit, VM suite)
 #   make demo                 boot the lab and show the PMUs on their models
 #   make bench                MMIO cost and tool overhead, as ratios
@@ -144,6 +144,7 @@ checkpatch: linux-src
 
 tools: linux-src
 	$(MAKE) -C tools
+	$(MAKE) -C tools/pcp
 	$(MAKE) -C selftests
 
 unit: tools

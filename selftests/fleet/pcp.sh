@@ -1,0 +1,370 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fleet monitoring on the models, with the monitoring systems' own tools:
+#  - pmdahwtel under dbpmda: every metric has its help text and the right
+#    semantics (counters are PCP counters), and every PCIe value equals what
+#    the test injected into the idle model (the rest stays 0), the endpoint
+#    state what the model's parameters and its load state give;
+#  - pmdahwtel under a private pmcd (unix socket, files under /tmp): pminfo -f
+#    sees exact DDR counts injected after the agent opened its groups (and
+#    pmdaperfevent with the shipped perfevent-hwtel.conf the same ones), a
+#    STATUS flag set on the model, and the agent finds a reloaded model;
+#    pmval computes rates of the counters and the shipped derived metrics
+#    give the seed profile's shares, and all of them bind;
+#  - the Prometheus exporter unit: systemd-analyze verify, then its exact
+#    ExecStart (paths and interval substituted) writes textfiles that pass a
+#    strict exposition-format check and hold the injected counts.
+
+. "$(dirname "$0")/../tool/tool_lib.sh"
+
+PLAN=21
+FLEET=$HWTEL_SRC/selftests/fleet
+PCP_B=$HWTEL_BUILD/tools/pcp
+AGENT=$PCP_B/pmdahwtel
+DOM=190
+UNIT=$HWTEL_SRC/data/systemd/hwtel-prometheus@.service
+DERIVED=$HWTEL_SRC/tools/pcp/hwtel.derived
+P=$PCIE_PMU
+D=$(ddr_pmu_of odyssey)
+DDR_DBG=$SIMDBG/$D
+
+tool_need_modules $PLAN hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
+for x in "$AGENT" /usr/bin/dbpmda /usr/bin/pminfo /usr/bin/pmval /usr/lib/pcp/bin/pmcd; do
+	if [ ! -x "$x" ]; then
+		tap_plan $PLAN
+		for ((i = 1; i <= PLAN; i++)); do
+			tap_skip "test $i" "$x missing (scripts/install-deps, make tools)"
+		done
+		exit 0
+	fi
+done
+tap_plan $PLAN
+
+# --- the model: idle, known layout, a clear, then known counts ----------
+# item_bytes 8, 200 tags and 600 FIFO words: the gauges start at capacity.
+pcie_up profile=idle item_bytes=8 tag_capacity=200 stfifo_capacity=600 ||
+	{ tap_fail "load the PCIe model and driver"; tap_done; }
+ddr_up odyssey || { tap_fail "load the DDR model and driver"; tap_done; }
+"$HW" pcie -c > /dev/null
+inj=(
+	"pcie_cycles,ep=0 4000000" "dma_cycles,ep=0 2000000"
+	"words,ep=0,bus=0 1000" "stall,ep=0,bus=2 77" "frames,ep=0,bus=1 5"
+	"mvb_items,ep=0,bus=2 9" "mvb_stall,ep=0,bus=3 3" "items,ep=0,bus=0 800"
+	"region,ep=0,bus=3,idx=1 12" "brake,ep=0,idx=4 9" "tags_band,ep=0,idx=2 33"
+	"stfifo_band,ep=0,idx=3 44"
+)
+for i in "${inj[@]}"; do
+	echo "$i" > "$PCIE_DBG/inject"
+done
+
+# --- 1-4: dbpmda --------------------------------------------------------
+mapfile -t metrics < <(pminfo -n "$PCP_B/root" hwtel)
+{
+	echo "open pipe $AGENT -d $DOM -l $T/db-agent.log -e ddr_cam_read"
+	for ((i = 0; i < 8; i++)); do
+		echo "instance $DOM.$i"
+	done
+	for m in "${metrics[@]}"; do
+		echo "desc $m"
+		echo "text $m"
+	done
+	echo "fetch ${metrics[*]}"
+} > "$T/db.in"
+timeout 60 dbpmda -n "$PCP_B/root" -e < "$T/db.in" > "$T/db.out" 2>&1
+# Every value, from the injections and the model parameters (PCIE_STATUS at
+# load: link up, MPS 512, MRRS 4096, extended tag on, 10-bit tag off, RCB
+# 64; tags and FIFO at capacity, lowest = now); DDR: 0 right after the
+# agent opened its groups.
+E=$P/ep0
+{
+	echo "hwtel.pcie.ep.pcie_cycles $E 4000000"
+	echo "hwtel.pcie.ep.dma_cycles $E 2000000"
+	for b in RQ RC UP0 DOWN0; do
+		words=0 stall=0 frames=0 items=0 mvb=0 mvbst=0 reg=0 clk=4000000 nreg=4
+		case $b in
+		RQ) words=1000 items=800 ;;
+		RC) frames=5 ;;
+		UP0) stall=77 mvb=9 clk=2000000 nreg=2 ;;
+		DOWN0) mvbst=3 reg=12 clk=2000000 nreg=2 ;;
+		esac
+		echo "hwtel.pcie.bus.words $E/$b $words"
+		echo "hwtel.pcie.bus.stall $E/$b $stall"
+		echo "hwtel.pcie.bus.frames $E/$b $frames"
+		echo "hwtel.pcie.bus.items $E/$b $items"
+		echo "hwtel.pcie.bus.bytes $E/$b $((items * 8))"
+		echo "hwtel.pcie.bus.clock_cycles $E/$b $clk"
+		echo "hwtel.pcie.bus.region_cycles $E/$b $reg"
+		echo "hwtel.pcie.bus.regions $E/$b $nreg"
+		if [ $nreg = 2 ]; then	# the DMA buses have an MVB: requests are its items
+			echo "hwtel.pcie.bus.mvb_items $E/$b $mvb"
+			echo "hwtel.pcie.bus.mvb_stall $E/$b $mvbst"
+			echo "hwtel.pcie.bus.requests $E/$b $mvb"
+		else
+			echo "hwtel.pcie.bus.requests $E/$b $frames"
+		fi
+		for ((r = 0; r < nreg; r++)); do
+			echo "hwtel.pcie.region.cycles $E/$b/region$r $([ $b$r = DOWN01 ] && echo 12 || echo 0)"
+		done
+	done
+	for s in no_free_tag tag_not_ready no_completion_room no_completion_header \
+		 mfb_stalled_to_dma mvb_stalled_to_dma endpoint_not_ready; do
+		echo "hwtel.pcie.stop.cycles $E/$s $([ $s = mfb_stalled_to_dma ] && echo 9 || echo 0)"
+	done
+	for i in 0 1 2 3; do
+		echo "hwtel.pcie.band.cycles $E/tags/band$i $([ $i = 2 ] && echo 33 || echo 0)"
+		echo "hwtel.pcie.band.cycles $E/stfifo/band$i $([ $i = 3 ] && echo 44 || echo 0)"
+	done
+	for kv in link_up=1 max_payload=512 max_read_request=4096 ext_tag=1 tag_10b=0 rcb=64 \
+		  tags_free=200 tags_free_lowest=200 stfifo_free=600 stfifo_free_lowest=600; do
+		echo "hwtel.pcie.ep.${kv%=*} $E ${kv#*=}"
+	done
+	for kv in busy=0 lost_deltas=0 readout_overrun=0 state_valid=1; do
+		echo "hwtel.pcie.device.${kv%=*} $P ${kv#*=}"
+	done
+	for m in reads writes read_bytes write_bytes; do
+		echo "hwtel.ddr.$m $D 0"
+	done
+	echo "hwtel.ddr.event.count $D/ddr_cam_read 0"
+	echo "hwtel.ddr.event.exact $D/ddr_cam_read 1"
+} > "$T/db.want"
+# checks, one per line: ok<TAB>desc or not ok<TAB>desc<TAB>detail
+tap_lines()
+{
+	local want=$1 n=0 st desc detail
+
+	shift
+	while IFS=$'\t' read -r st desc detail; do
+		n=$((n + 1))
+		if [ "$st" = ok ]; then
+			tap_ok "$desc"
+		else
+			tap_fail "$desc" "$detail"
+		fi
+	done < <("$@" 2>&1)
+	for ((; n < want; n++)); do
+		tap_fail "check $((n + 1)) of $*" "the checker stopped early"
+	done
+}
+tap_lines 4 python3 "$FLEET/dbpmda.py" "$T/db.out" check "$T/db.want" "${#metrics[@]}"
+
+# --- 5-10: a private pmcd, pminfo -------------------------------------
+PD=$T/pcp
+mkdir -p "$PD/log" "$PD/run" "$PD/tmp"
+# pmdaperfevent beside it, with the shipped DDR configuration as its only one
+# (it reads $PCP_PMDAS_DIR/perfevent/perfevent.conf)
+PE=/usr/lib/pcp/pmdas/perfevent
+mkdir -p "$PD/pmdas/perfevent"
+cp "$HWTEL_SRC/tools/pcp/perfevent-hwtel.conf" "$PD/pmdas/perfevent/perfevent.conf"
+{
+	echo "hwtel $DOM pipe binary $AGENT -d $DOM -l $PD/log/hwtel.log -e ddr_cam_read"
+	echo "perfevent 127 pipe binary $PE/pmdaperfevent -d 127 -l $PD/log/perfevent.log"
+} > "$PD/pmcd.conf"
+printf '#define HWTEL %s\n#define PERFEVENT 127\nroot { hwtel perfevent }\n#include "%s"\n#include "%s"\n' \
+	$DOM "$PCP_B/pmns" "$PE/pmns" > "$PD/root"
+export PCP_RUN_DIR=$PD/run PCP_LOG_DIR=$PD/log PCP_TMP_DIR=$PD/tmp PCP_PMCDCONF_PATH=$PD/pmcd.conf
+PCP_PMDAS_DIR=$PD/pmdas /usr/lib/pcp/bin/pmcd -f -U root -i 127.0.0.1 -c "$PD/pmcd.conf" \
+	-n "$PD/root" -l "$PD/log/pmcd.log" -s "$PD/pmcd.sock" &
+PMH=unix:$PD/pmcd.sock
+for ((i = 0; i < 100; i++)); do
+	pminfo -h "$PMH" hwtel.ddr.reads > /dev/null 2>&1 && break
+	sleep 0.1
+done
+# pminfo -f VALUES: "metric instance value" lines
+pmf()
+{
+	pminfo -h "$PMH" -f "$@" 2>&1 | awk '
+		/^[a-z]/ { m = $1 }
+		/inst \[/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
+			    print m, n, $NF }
+		/^    value / { print m, "-", $2 }'
+}
+tap_eq "pmcd runs the agent: pminfo -f hwtel.ddr.reads is 0 at its first fetch" \
+	"hwtel.ddr.reads $D 0" "$(pmf hwtel.ddr.reads)"
+echo "ddr_ddr_reads 1000" > "$DDR_DBG/inject"
+echo "ddr_ddr_writes 30" > "$DDR_DBG/inject"
+echo "ddr_cam_read 77" > "$DDR_DBG/inject"
+tap_eq "pminfo -f: the injected DDR bursts and event count, exactly (bytes = 64 x bursts)" \
+	"hwtel.ddr.reads $D 1000
+hwtel.ddr.writes $D 30
+hwtel.ddr.read_bytes $D 64000
+hwtel.ddr.write_bytes $D 1920
+hwtel.ddr.event.count $D/ddr_cam_read 77
+hwtel.ddr.event.exact $D/ddr_cam_read 1" \
+	"$(pmf hwtel.ddr.reads hwtel.ddr.writes hwtel.ddr.read_bytes hwtel.ddr.write_bytes hwtel.ddr.event)"
+HC=perfevent.hwcounters.$D
+# its one instance is the CPU of the PMU's cpumask
+C=cpu$(cat "/sys/bus/event_source/devices/$D/cpumask")
+tap_eq "pmdaperfevent with perfevent-hwtel.conf: the same DDR counts (its own groups)" \
+	"$HC.ddr_ddr_reads.value $C 1000
+$HC.ddr_ddr_writes.value $C 30
+$HC.ddr_hif_rd_access.value $C 0
+$HC.ddr_cam_read.value $C 77" \
+	"$(pmf $HC.ddr_ddr_reads.value $HC.ddr_ddr_writes.value $HC.ddr_hif_rd_access.value \
+	   $HC.ddr_cam_read.value)"
+tap_eq "pminfo -f: a PCIe counter through pmcd" "hwtel.pcie.bus.words $P/ep0/RQ 1000" \
+	"$(pmf hwtel.pcie.bus.words | grep /RQ)"
+echo lost_delta > "$PCIE_DBG/flags"
+tap_eq "pminfo -f: a LOST DELTA set on the model is hwtel.pcie.device.lost_deltas 1, nothing else" \
+	"hwtel.pcie.device.busy $P 0
+hwtel.pcie.device.lost_deltas $P 1
+hwtel.pcie.device.readout_overrun $P 0" \
+	"$(pmf hwtel.pcie.device.busy hwtel.pcie.device.lost_deltas hwtel.pcie.device.readout_overrun)"
+tap_check "pminfo -T: the help text reaches clients through pmcd" \
+	grep -q "since the last clear" <(pminfo -h "$PMH" -T hwtel.pcie.bus.words)
+
+# --- 11-16: the Prometheus exporter unit -------------------------------
+R=$T/root
+mkdir -p "$R/usr/bin" "$R/bin" "$R/usr/lib/systemd/system" "$R/etc/systemd/system"
+mount --bind /usr/lib/systemd/system "$R/usr/lib/systemd/system"	# the targets
+cp "$HW" "$R/usr/bin/hwtel"
+cp /bin/mkdir "$R/bin/mkdir"
+cp "$UNIT" "$R/etc/systemd/system/"
+out=$(systemd-analyze verify --man=no --root="$R" hwtel-prometheus@pcie.service \
+	hwtel-prometheus@ddr.service 2>&1)
+rc=$?
+umount "$R/usr/lib/systemd/system"
+tap_eq "systemd-analyze verify: hwtel-prometheus@pcie/@ddr, no error or warning" "0 " "$rc $out"
+
+# the unit's ExecStart, with its variables and instance name put in
+exec_start()
+{
+	local inst=$1 args=$2 line
+
+	line=$(sed -n 's/^ExecStart=//p' "$UNIT")
+	line=${line//%i/$inst}
+	line=${line//'${HWTEL_INTERVAL}'/0.3}
+	line=${line//'${HWTEL_TEXTFILE_DIR}'/$T/tf}
+	line=${line//'$HWTEL_ARGS'/$args}
+	line=${line/#\/usr\/bin\/hwtel/$HW}
+	echo "$line"
+}
+# rewrites FILE N: wait until FILE was replaced N times (rename: new inode)
+rewrites()
+{
+	local f=$1 n=$2 ino last i
+
+	last=$(stat -c %i "$f" 2>/dev/null)
+	for ((i = 0; i < 100 && n > 0; i++)); do
+		sleep 0.1
+		ino=$(stat -c %i "$f" 2>/dev/null)
+		if [ -n "$ino" ] && [ "$ino" != "$last" ]; then
+			n=$((n - 1))
+			last=$ino
+		fi
+	done
+	[ "$n" -eq 0 ]
+}
+# exporter INST ARGS: start the exact command line, wait for its first file
+exporter()
+{
+	local -a argv
+
+	read -ra argv <<< "$(exec_start "$1" "$2")"
+	"${argv[@]}" 2> "$T/exp-$1.err" &
+	EXP_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$T/tf/hwtel-$1.prom" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+mkdir -p "$T/tf"
+exporter pcie "" || tap_diag "no first textfile: $(cat "$T/exp-pcie.err")"
+for i in "words,ep=0,bus=0 1000" "items,ep=0,bus=0 800" "stall,ep=0,bus=2 77" \
+	 "brake,ep=0,idx=4 9" "tags_band,ep=0,idx=2 33"; do
+	echo "$i" > "$PCIE_DBG/inject"
+done
+rewrites "$T/tf/hwtel-pcie.prom" 2
+kill -TERM "$EXP_PID"
+wait "$EXP_PID"
+tap_eq "the pcie exporter exits 0 on SIGTERM (systemctl stop), no temporary file left" \
+	"0 hwtel-pcie.prom" "$? $(ls "$T/tf")"
+L="pmu=\"$P\",endpoint=\"0\""
+exporter ddr "-e ddr_cam_read" || tap_diag "no first textfile: $(cat "$T/exp-ddr.err")"
+echo "ddr_ddr_reads 500" > "$DDR_DBG/inject"
+echo "ddr_ddr_writes 7" > "$DDR_DBG/inject"
+echo "ddr_cam_read 42" > "$DDR_DBG/inject"
+rewrites "$T/tf/hwtel-ddr.prom" 2
+kill -TERM "$EXP_PID"
+wait "$EXP_PID"
+tap_eq "the ddr exporter exits 0 on SIGTERM" "0" "$?"
+printf '# HELP x_total a\n# TYPE x_total counter\nx_total{a="1"} 1\nx_total{a="1"} 2\n' > "$T/bad.prom"
+python3 "$FLEET/promcheck.py" "$T/tf/hwtel-pcie.prom" \
+	"hwtel_pcie_bus_cycles_total{$L,bus=\"RQ\",port=\"0\",event=\"words\"}=1000" \
+	"hwtel_pcie_bus_bytes_total{$L,bus=\"RQ\",port=\"0\"}=6400" \
+	"hwtel_pcie_bus_cycles_total{$L,bus=\"UP\",port=\"0\",event=\"stall\"}=77" \
+	"hwtel_pcie_bus_cycles_total{$L,bus=\"DOWN\",port=\"0\",event=\"stall\"}=0" \
+	"hwtel_pcie_stop_cycles_total{$L,stream=\"DOWN\",event=\"mfb_stalled_to_dma\"}=9" \
+	"hwtel_pcie_low_cycles_total{$L,resource=\"tags\",band=\"<=1/2\"}=33" \
+	"hwtel_pcie_tags_free{$L}=200" "hwtel_pcie_stfifo_free_words{$L}=600" \
+	"hwtel_pcie_link_up{$L}=1" "hwtel_pcie_max_payload_bytes{$L}=512" \
+	"hwtel_pcie_flag{pmu=\"$P\",flag=\"lost_deltas\"}=0" \
+	-- "$T/tf/hwtel-ddr.prom" \
+	"hwtel_ddr_bytes_total{pmu=\"$D\",direction=\"read\"}=32000" \
+	"hwtel_ddr_bytes_total{pmu=\"$D\",direction=\"write\"}=448" \
+	"hwtel_ddr_events_total{pmu=\"$D\",event=\"ddr_cam_read\"}=42" \
+	"hwtel_ddr_event_running_ratio{pmu=\"$D\",event=\"ddr_cam_read\"}=1" \
+	-- "$T/bad.prom" > "$T/prom.txt" 2>&1
+res()
+{
+	grep "^$1 $2" "$T/prom.txt" > /dev/null || { cat "$T/prom.txt"; return 1; }
+}
+tap_check "pcie textfile: strict format, the counts injected while it ran, the gauges" \
+	res ok "$T/tf/hwtel-pcie.prom"
+tap_check "ddr textfile: strict format, bytes = 64 x the injected bursts, the event count" \
+	res ok "$T/tf/hwtel-ddr.prom"
+tap_check "the format check refuses a series written twice" res bad "$T/bad.prom"
+
+# --- 17-21: the seed profile through pmcd: rates and derived shares -----
+# The agent finds the reloaded model by itself (same PMU name, new device).
+pcie_up profile=seed || tap_fail "reload the PCIe model (seed)"
+export PCP_DERIVED_CONFIG=$DERIVED
+# pmval -s 2: one rate or share, over 0.5 s; "instance value" lines
+pmv()
+{
+	pmval -h "$PMH" -s 2 -t 0.5 -f 4 "$1" 2>&1 | awk '
+		/^full label for instance/ { sub(/^full label for instance\[[0-9]+\]: /, ""); n[k++] = $0 }
+		NF && $1 ~ /^[0-9.]+$/ { for (i = 1; i <= NF; i++) v[i] = $i; c = NF }
+		END { for (i = 0; i < c; i++) print n[i], v[i + 1] }'
+}
+pmv hwtel.pcie.bus.words_pct > "$T/words.txt" &
+p1=$!
+pmv hwtel.pcie.bus.used_pct > "$T/used.txt" &
+p2=$!
+pmv hwtel.pcie.ep.pcie_cycles > "$T/clock.txt"
+wait $p1 $p2
+# words %: the seed's RQ 89.90, RC 49.40, UP 66.90, DOWN 48.60 (from its
+# rates per cycle; counts move in drain steps of 4096 of ~2e8 cycles)
+# within: FILE "INST WANT TOL"...: each instance's value within TOL of WANT
+within()
+{
+	local f=$1 iw inst w tol v
+
+	shift
+	[ "$(wc -l < "$f")" -eq $# ] || { cat "$f"; return 1; }
+	for iw in "$@"; do
+		read -r inst w tol <<< "$iw"
+		v=$(awk -v i="$inst" '$1 == i { print $2 }' "$f")
+		awk -v v="$v" -v w="$w" -v t="$tol" \
+			'BEGIN { exit !(v != "" && v - w <= t && w - v <= t) }' ||
+			{ echo "$inst: $v, want $w +- $tol"; return 1; }
+	done
+}
+tap_check "derived hwtel.pcie.bus.words_pct (pmval) gives the seed shares to 0.01" \
+	within "$T/words.txt" "$E/RQ 89.90 0.01" "$E/RC 49.40 0.01" "$E/UP0 66.90 0.01" \
+	"$E/DOWN0 48.60 0.01"
+tap_check "derived hwtel.pcie.bus.used_pct (pmval) gives the seed's Used % to 0.01" \
+	within "$T/used.txt" "$E/RQ 70.15 0.01" "$E/RC 44.67 0.01" "$E/UP0 66.45 0.01" \
+	"$E/DOWN0 45.45 0.01"
+out=$(pminfo -h "$PMH" -d $(sed -n 's/^\(hwtel\.[a-z_.]*\) = .*/\1/p' "$DERIVED") 2>&1)
+tap_eq "pminfo -d: each of the derived metrics of hwtel.derived binds (no semantic error)" \
+	"11 0" "$(grep -c 'Data Type' <<< "$out") $(grep -ci error <<< "$out")"
+# a counter under pmval is a rate: the 400 MHz PCIe clock. Within 5 %: pmval
+# divides by the times pmcd stamped on its two fetches, which under TCG are
+# milliseconds off the instants the agent read the block (seen: 1.25 %).
+tap_check "pmval rate-converts the counter hwtel.pcie.ep.pcie_cycles: 400 MHz within 5 %" \
+	within "$T/clock.txt" "$E 400000000 20000000"
+tap_check "pmcd and the agent logged no error" \
+	sh -c "! grep -i -E 'error|warning' '$PD/log/pmcd.log' '$PD/log/hwtel.log'"
+tap_done
