@@ -130,10 +130,17 @@ next=${n1[-2]}
 modprobe hwtel_sim_ddr variant="$v" numa_node=1 &&
 	taskset -c 0 modprobe marvell_cn10k_ddr_pmu
 tap_eq "numa_node=1, probed on CPU 0: owner is node 1's highest CPU" "$hi" "$(cat "$mask" 2>/dev/null)"
-perf stat -a -x, -o "$DDR_TMP/numa" -e "$p/ddr_cam_read/" -- sleep 60 &
+# the workload injects the first occurrence (perf stat enables the event
+# before it starts the workload), then runs until the test is done
+rm -f "$DDR_TMP/done" "$DDR_TMP/started"
+perf stat -a -x, -o "$DDR_TMP/numa" -e "$p/ddr_cam_read/" -- \
+	sh -c "echo 'ddr_cam_read 1' > '$inj'; touch '$DDR_TMP/started'
+	       while [ ! -e '$DDR_TMP/done' ]; do sleep 0.1; done" &
 ps=$!
-sleep 1
-ddr_inject "$p" ddr_cam_read 1
+for i in $(seq 300); do
+	[ -e "$DDR_TMP/started" ] && break
+	sleep 0.1
+done
 echo 0 > $CPUS/cpu$hi/online
 tap_eq "owner CPU $hi offline: node 1's next CPU" "$next" "$(cat "$mask")"
 ddr_inject "$p" ddr_cam_read 2
@@ -147,7 +154,7 @@ echo 1 > $CPUS/cpu$hi/online
 tap_eq "CPU $hi of node 1 back: the PMU moves back to it" "$hi" "$(cat "$mask")"
 ddr_inject "$p" ddr_cam_read 8
 online_all
-kill -INT $ps
+touch "$DDR_TMP/done"
 wait $ps
 tap_eq "the event counted 1 + 2 + 4 + 8 across the four moves" \
 	"15,$p/ddr_cam_read/" "$(grep -v '^#' "$DDR_TMP/numa" | sed '/^$/d' | cut -d, -f1,3)"

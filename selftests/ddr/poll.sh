@@ -14,14 +14,17 @@
 #
 #  - the median interval within 20 ms (2 %) of the period (one late poll
 #    lengthens one interval and shortens the next; the median ignores it);
-#  - L_k, with T0 = min_k(t_k - k * period), at most 50 ms for all polls
-#    but at most one: the polls stay on the grid, no drift.
+#  - the median of L_k, with T0 = min_k(t_k - k * period), at most 50 ms:
+#    the polls stay on the grid, no drift.
 #
 # The slack is the guest's timer-interrupt latency under TCG emulation on a
 # shared, busy 2-CPU host: L_k is typically 0.5-10 ms; single polls were
-# seen 45 ms and once 111 ms late at a host load of 9 (a host scheduling
-# stall; the next poll was back on the grid). A wrong period (ms taken for
-# s gives no poll at all; 1.1 s drifts by 100 ms per poll) fails both.
+# seen 45 ms and once 111 ms late at a host load of 9, and two polls in a
+# row 133 and 405 ms late at a load of 13 (host scheduling stalls; the next
+# poll was back on the grid). Stalls make some polls late without moving
+# the others, so the median ignores them; a drifting timer moves them all.
+# A wrong period (ms taken for s gives no poll at all; 1.1 s drifts by
+# 100 ms per poll: median lateness 250 ms over 6 polls) fails both.
 
 . "$(dirname "$0")/ddr_lib.sh"
 
@@ -87,6 +90,7 @@ for v in $DDR_VARIANTS; do
 	merr=${merr#-}
 	late=$(lateness "$ts" 1000000000)
 	maxl=$(echo "$late" | sort -n | tail -n1)
+	medl=$(echo "$late" | median)
 	nlate=$(echo "$late" | awk -v l="$LATE_TOL_NS" '$1 > l' | grep -c .)
 	tap_diag "$v: intervals (ns): $(echo $iv)"
 	tap_diag "$v: lateness (ns): $(echo $late)"
@@ -95,10 +99,11 @@ for v in $DDR_VARIANTS; do
 	else
 		tap_fail "$v: median poll interval 1 s within 20 ms" "median $med"
 	fi
-	if [ "$nlate" -le 1 ]; then
-		tap_ok "$v: polls on the 1 s grid (max lateness $((maxl / 1000)) us, $nlate over 50 ms)"
+	if [ "$medl" -le "$LATE_TOL_NS" ]; then
+		tap_ok "$v: polls on the 1 s grid (median lateness $((medl / 1000)) us, max $((maxl / 1000)) us, $nlate over 50 ms)"
 	else
-		tap_fail "$v: polls on the 1 s grid within 50 ms" "$nlate polls later"
+		tap_fail "$v: polls on the 1 s grid, median lateness within 50 ms" \
+			"median lateness $medl ns"
 	fi
 	ddr_unload
 done
