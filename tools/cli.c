@@ -6,6 +6,7 @@
  *   hwtel ddr  [-d DEV] [-i N] [-t SEC] [-w] [-j] [-x SEP] [-e EVENTS] [--prometheus FILE]
  *   hwtel list
  *   hwtel gpu  [-t SEC | -- COMMAND] [-w] [-j|-x SEP] ...  (cli_gpu.c)
+ *   hwtel nfb  list|attach|detach [-d DEV] [--fdt FILE] [--pci ADDR]  (cli_nfb.c)
  *   nfb-pcie-telemetry [the reference tool's options]
  */
 #include <dirent.h>
@@ -73,6 +74,8 @@ static void usage(FILE *f)
 	      "  list    supported PMUs found and their events\n"
 	      "  gpu     GPU power consumers per process (Mali internal profiling);\n"
 	      "          see 'hwtel gpu --help'\n"
+	      "  nfb     attach an NDK card's telemetry blocks (list|attach|detach);\n"
+	      "          see 'hwtel nfb --help'\n"
 	      "\n"
 	      "options (pcie, ddr):\n"
 	      "  -d, --device DEV       PMU name, sysfs path, MMIO base (0x...), instance\n"
@@ -721,6 +724,8 @@ int hwtel_main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "gpu"))
 		return hwtel_gpu_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "nfb"))
+		return hwtel_nfb_main(argc - 1, argv + 1);
 	raise_nofile();
 
 	ret = hwtel_parse_args(argc, argv, &o, stdout, stderr);

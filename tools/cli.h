@@ -46,6 +46,9 @@ int hwtel_parse_args(int argc, char **argv, struct hwtel_opts *o, FILE *out, FIL
 int hwtel_main(int argc, char **argv);
 /* hwtel gpu (cli_gpu.c); argv[0] is "gpu" */
 int hwtel_gpu_main(int argc, char **argv);
+
+/* hwtel nfb (cli_nfb.c); argv[0] is "nfb" */
+int hwtel_nfb_main(int argc, char **argv);
 /* Map a negative errno of libhwtel to an exit status. */
 int hwtel_exit_status(int err);
 
