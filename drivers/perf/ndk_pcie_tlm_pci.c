@@ -35,6 +35,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include <uapi/linux/ndk_pcie_tlm.h>
+
 #include "ndk_pcie_tlm.h"
 
 /* the registers up to the last endpoint's STFIFO register */
@@ -61,16 +63,18 @@ static void ndk_tlm_pci_end(struct ndk_tlm_pci *p)
 	kfree(p);
 }
 
-/* "DDDD:BB:DD.F" (hex, as in lspci -D and /sys/bus/pci/devices) */
+/* "DDDD:BB:DD.F" exactly as pci_name() prints it (lspci -D, sysfs) */
 static int ndk_tlm_pci_parse(const char *addr, u32 *domain, u32 *bus,
 			     u32 *slot, u32 *fn)
 {
-	char end;
+	char canon[NDK_PCIE_TLM_PCI_ADDR_MAX];
 
-	if (sscanf(addr, "%x:%x:%x.%x%c", domain, bus, slot, fn, &end) != 4 ||
+	if (sscanf(addr, "%x:%x:%x.%x", domain, bus, slot, fn) != 4 ||
 	    *bus > 0xff || *slot > 0x1f || *fn > 7)
 		return -EINVAL;
-	return 0;
+	snprintf(canon, sizeof(canon), "%04x:%02x:%02x.%x", *domain, *bus,
+		 *slot, *fn);
+	return strcmp(canon, addr) ? -EINVAL : 0;
 }
 
 int ndk_tlm_pci_attach(const char *addr, u32 bar, u64 offset, u64 size,
@@ -95,7 +99,7 @@ int ndk_tlm_pci_attach(const char *addr, u32 bar, u64 offset, u64 size,
 		return -ENXIO;
 	}
 	if (!IS_ALIGNED(offset, 4) || !IS_ALIGNED(size, 4)) {
-		NL_SET_ERR_MSG_MOD(extack, "window offset and size must be multiples of 4 (32-bit MI port)");
+		NL_SET_ERR_MSG_MOD(extack, "window offset and size must be multiples of 4");
 		return -EINVAL;
 	}
 	if (size < TLM_PCI_MIN_SIZE) {
@@ -117,7 +121,7 @@ int ndk_tlm_pci_attach(const char *addr, u32 bar, u64 offset, u64 size,
 	}
 	pci_read_config_word(pdev, PCI_COMMAND, &cmd);
 	if (!(cmd & PCI_COMMAND_MEMORY)) {
-		NL_SET_ERR_MSG_MOD(extack, "memory decoding of the PCI function is off (its driver has not enabled it)");
+		NL_SET_ERR_MSG_MOD(extack, "memory decoding of the PCI function is off");
 		ret = -EIO;
 		goto put;
 	}
@@ -173,7 +177,7 @@ int ndk_tlm_pci_attach(const char *addr, u32 bar, u64 offset, u64 size,
 		ret = PTR_ERR(p->tlm);
 		if (ret == -ENODEV) {
 			/* the window holds no usable block: dmesg says why */
-			NL_SET_ERR_MSG_MOD(extack, "no usable PCIE_TELEMETRY_MI block in the window (see the kernel log)");
+			NL_SET_ERR_MSG_MOD(extack, "no usable block (see the kernel log)");
 			ret = -EPROTO;
 		}
 		goto unmap;

@@ -155,10 +155,8 @@ int hwtel_nfb_find(const void *fdt, struct hwtel_nfb_node *out, int max)
 int hwtel_nfb_card_pci(const char *dev, char *addr, size_t size)
 {
 	char link[PATH_MAX], target[PATH_MAX];
-	unsigned int d, b, s, f;
 	const char *base;
 	struct stat st;
-	char end;
 	ssize_t n;
 
 	if (stat(dev, &st) < 0)
@@ -173,7 +171,7 @@ int hwtel_nfb_card_pci(const char *dev, char *addr, size_t size)
 	target[n] = '\0';
 	base = strrchr(target, '/');
 	base = base ? base + 1 : target;
-	if (sscanf(base, "%x:%x:%x.%x%c", &d, &b, &s, &f, &end) != 4)
+	if (hwtel_nfb_pmu_name(base, 0, 0, link, sizeof(link)))
 		return hwtel_err(-ENODEV, "%s: parent %s is not a PCI function", dev, target);
 	snprintf(addr, size, "%s", base);
 	return 0;
@@ -183,10 +181,14 @@ int hwtel_nfb_pmu_name(const char *pci_addr, unsigned int bar, uint64_t offset,
 		       char *name, size_t size)
 {
 	unsigned int d, b, s, f;
-	char end;
 
-	if (sscanf(pci_addr, "%x:%x:%x.%x%c", &d, &b, &s, &f, &end) != 4 ||
-	    b > 0xff || s > 0x1f || f > 7)
+	char canon[32];
+
+	/* exactly as the kernel prints it (pci_name()): 0000:03:00.0 */
+	if (sscanf(pci_addr, "%x:%x:%x.%x", &d, &b, &s, &f) != 4 ||
+	    b > 0xff || s > 0x1f || f > 7 ||
+	    snprintf(canon, sizeof(canon), "%04x:%02x:%02x.%x", d, b, s, f) < 0 ||
+	    strcmp(canon, pci_addr))
 		return hwtel_err(-EINVAL, "'%s' is not a PCI address DOMAIN:BUS:DEV.FN", pci_addr);
 	snprintf(name, size, "ndk_pcie_tlm_%04x_%02x_%02x_%x_bar%u_%llx", d, b, s, f, bar,
 		 (unsigned long long)offset);
