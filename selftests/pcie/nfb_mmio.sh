@@ -32,9 +32,9 @@ cleanup()
 }
 trap cleanup EXIT
 
-tap_plan 14
+tap_plan 15
 if [ -z "$PCI" ] || ! command -v dtc > /dev/null; then
-	for i in $(seq 14); do
+	for i in $(seq 15); do
 		tap_skip "no ivshmem-plain device (scripts/vmrun --ivshmem) or no dtc"
 	done
 	tap_done
@@ -171,6 +171,10 @@ tap_eq "attach the planted block" "0 $NAME: attached $PCI BAR2 0x20000+0x10000" 
 tap_eq "list: 7 nodes, node 0 attached" \
 	"7 0 /firmware/mi_bus0/pcie_telemetry@20000 PCI0,BAR2 0x20000 0x10000 $PCI $NAME attached" \
 	"$(wc -l < "$T/list.out") $(head -n1 "$T/list.out")"
+
+hwtel_n=$("$HW" list 2>&1 | grep -c "$NAME")
+perf_n=$(perf list pmu 2>/dev/null | grep -c "$NAME/pcie_cycles,ep=")
+tap_eq "named in hwtel list and perf list" "1 1" "$((hwtel_n > 0)) $((perf_n > 0))"
 
 # totals since the probe = the planted counters (the driver starts from 0)
 "$HW" pcie -d "$NAME" -t 0 -j > "$T/tot.json" 2> "$T/tot.err"
