@@ -58,14 +58,6 @@ static int nfb_fail(int err)
 	return hwtel_exit_status(err);
 }
 
-static bool pmu_present(const char *name)
-{
-	char path[320];
-
-	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s", name);
-	return !access(path, F_OK);
-}
-
 /* why the driver refused an ATTACH (include/uapi/linux/ndk_pcie_tlm.h) */
 static const char *attach_why(int err)
 {
@@ -228,7 +220,7 @@ int hwtel_nfb_main(int argc, char **argv)
 			printf("%d %s PCI%u,BAR%u 0x%llx 0x%llx %s %s %s\n", i, nd->path, nd->pci,
 			       nd->bar, (unsigned long long)nd->offset,
 			       (unsigned long long)nd->size, pci ? pci : "-",
-			       pci ? name : "-", pci && pmu_present(name) ? "attached" : "-");
+			       pci ? name : "-", pci && hwtel_nfb_attached(name) ? "attached" : "-");
 			continue;
 		}
 		if (!pci) {
@@ -241,7 +233,7 @@ int hwtel_nfb_main(int argc, char **argv)
 			char got[128];
 
 			ret = hwtel_nfb_attach(pci, nd->bar, nd->offset, nd->size, got, sizeof(got));
-			if (ret == -EEXIST && pmu_present(name)) {
+			if (ret == -EEXIST && hwtel_nfb_attached(name)) {
 				printf("%s: already attached\n", name);
 				continue;
 			}

@@ -8,6 +8,7 @@
 #ifndef _LIBHWTEL_NFB_H
 #define _LIBHWTEL_NFB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,13 +46,17 @@ int hwtel_nfb_find(const void *fdt, struct hwtel_nfb_node *out, int max);
 
 /*
  * PCI address ("DDDD:BB:DD.F") of the function behind the character device
- * @dev (/dev/nfbN): the device's sysfs parent, /sys/dev/char/MAJ:MIN/device.
+ * @dev (/dev/nfbN): the device's sysfs parent, /sys/dev/char/MAJ:MIN/device
+ * (under hwtel_set_sysfs_root()).
  */
 int hwtel_nfb_card_pci(const char *dev, char *addr, size_t size);
 
 /* PMU name the driver gives a window attached by PCI address */
 int hwtel_nfb_pmu_name(const char *pci_addr, unsigned int bar, uint64_t offset,
 		       char *name, size_t size);
+
+/* A PMU of that name is registered (in sysfs) */
+bool hwtel_nfb_attached(const char *name);
 
 /* Attach / detach through the driver's control plane (CAP_SYS_ADMIN) */
 int hwtel_nfb_attach(const char *pci_addr, unsigned int bar, uint64_t offset,

@@ -163,7 +163,7 @@ int hwtel_nfb_card_pci(const char *dev, char *addr, size_t size)
 		return hwtel_err(-errno, "cannot stat %s: %s", dev, strerror(errno));
 	if (!S_ISCHR(st.st_mode))
 		return hwtel_err(-EINVAL, "%s is not a character device", dev);
-	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device",
+	snprintf(link, sizeof(link), "%s/dev/char/%u:%u/device", hwtel_sysfs_root(),
 		 major(st.st_rdev), minor(st.st_rdev));
 	n = readlink(link, target, sizeof(target) - 1);
 	if (n < 0)
@@ -193,6 +193,14 @@ int hwtel_nfb_pmu_name(const char *pci_addr, unsigned int bar, uint64_t offset,
 	snprintf(name, size, "ndk_pcie_tlm_%04x_%02x_%02x_%x_bar%u_%llx", d, b, s, f, bar,
 		 (unsigned long long)offset);
 	return 0;
+}
+
+bool hwtel_nfb_attached(const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s", hwtel_sysfs_root(), name);
+	return !access(path, F_OK);
 }
 
 int hwtel_nfb_attach(const char *pci_addr, unsigned int bar, uint64_t offset,
