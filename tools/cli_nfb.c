@@ -80,6 +80,8 @@ static const char *attach_why(int err)
 		return "no usable PCIE_TELEMETRY_MI block in the window (bad MAGIC, VERSION or layout; the kernel log says which)";
 	case EBUSY:
 		return "perf events of an earlier instance of this name are still open";
+	case ETIMEDOUT:
+		return "STATUS.BUSY stayed set after SNAPSHOT (the block never completed one)";
 	case ENOENT:
 		return hwtel_last_error();
 	}

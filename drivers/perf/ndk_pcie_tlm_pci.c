@@ -179,6 +179,9 @@ int ndk_tlm_pci_attach(const char *addr, u32 bar, u64 offset, u64 size,
 			/* the window holds no usable block: dmesg says why */
 			NL_SET_ERR_MSG_MOD(extack, "no usable block (see the kernel log)");
 			ret = -EPROTO;
+		} else if (ret == -EIO) {
+			NL_SET_ERR_MSG_MOD(extack, "STATUS.BUSY stayed set after SNAPSHOT");
+			ret = -ETIMEDOUT;
 		}
 		goto unmap;
 	}

@@ -32,9 +32,9 @@ cleanup()
 }
 trap cleanup EXIT
 
-tap_plan 15
+tap_plan 16
 if [ -z "$PCI" ] || ! command -v dtc > /dev/null; then
-	for i in $(seq 15); do
+	for i in $(seq 16); do
 		tap_skip "no ivshmem-plain device (scripts/vmrun --ivshmem) or no dtc"
 	done
 	tap_done
@@ -104,10 +104,12 @@ done
 plant 0x20000 layout cnt="$cnts"
 plant 0x40000 layout magic=0x12345678
 plant 0x60000 layout version=0x00030001
+plant 0xa0000 layout status=1
 
 # one MI bus per BAR, as a card FDT has it; nodes in this order:
 # 0 good, 1 bad MAGIC, 2 bad VERSION, 3 past the BAR end, 4 misaligned,
-# 5 on a BAR the function does not have (u64 + u32 reg), 6 too small
+# 5 on a BAR the function does not have (u64 + u32 reg), 6 too small,
+# 7 BUSY never falls
 cat > "$T/card.dts" <<'EOF'
 /dts-v1/;
 / {
@@ -153,6 +155,10 @@ cat > "$T/card.dts" <<'EOF'
 				compatible = "cesnet,ofm,pcie_telemetry_mi";
 				reg = <0x80000 0x80>;
 			};
+			pcie_telemetry@a0000 {
+				compatible = "cesnet,ofm,pcie_telemetry_mi";
+				reg = <0xa0000 0x10000>;
+			};
 		};
 	};
 };
@@ -168,8 +174,8 @@ F=(--fdt "$T/card.dtb" --pci "$PCI")
 tap_eq "attach the planted block" "0 $NAME: attached $PCI BAR2 0x20000+0x10000" \
 	"$? $(cat "$T/att.out")"
 "$HW" nfb list "${F[@]}" > "$T/list.out" 2>&1
-tap_eq "list: 7 nodes, node 0 attached" \
-	"7 0 /firmware/mi_bus0/pcie_telemetry@20000 PCI0,BAR2 0x20000 0x10000 $PCI $NAME attached" \
+tap_eq "list: 8 nodes, node 0 attached" \
+	"8 0 /firmware/mi_bus0/pcie_telemetry@20000 PCI0,BAR2 0x20000 0x10000 $PCI $NAME attached" \
 	"$(wc -l < "$T/list.out") $(head -n1 "$T/list.out")"
 
 hwtel_n=$("$HW" list 2>&1 | grep -c "$NAME")
@@ -233,7 +239,7 @@ tap_check "dmesg: MAGIC 0x12345678 is not 0x50544c4d" \
 refuse "bad VERSION refused (EPROTO)" 2 \
 	"no usable PCIE_TELEMETRY_MI block" 1
 # try ARGS...: "STATUS:KEY" with KEY the part of the message that names why
-KEYS='past the end of the BAR|smaller than 0x100 bytes|no memory BAR|no such PCI function|CAP_SYS_ADMIN'
+KEYS='BUSY stayed set|past the end of the BAR|smaller than 0x100 bytes|no memory BAR|no such PCI function|CAP_SYS_ADMIN'
 try()
 {
 	local out rc
@@ -245,10 +251,11 @@ try()
 }
 got="$(try "$HW" nfb attach "${F[@]}" -i 3) $(try "$HW" nfb attach "${F[@]}" -i 4)
 $(try "$HW" nfb attach "${F[@]}" -i 5) $(try "$HW" nfb attach "${F[@]}" -i 6)
+$(try "$HW" nfb attach "${F[@]}" -i 7)
 $(try "$HW" nfb attach --fdt "$T/card.dtb" --pci 0000:00:1f.7 -i 0)
 $(try setpriv --reuid=65534 --regid=65534 --clear-groups "$HW" nfb attach "${F[@]}" -i 0)"
-tap_eq "ERANGE, EINVAL (misaligned), ENXIO, EINVAL (small), ENODEV, EPERM: named, exit status" \
-	"1:past the end of the BAR 1:smaller than 0x100 bytes 1:no memory BAR 1:smaller than 0x100 bytes 1:no such PCI function 4:CAP_SYS_ADMIN" \
+tap_eq "ERANGE, EINVAL (misaligned), ENXIO, EINVAL (small), ETIMEDOUT, ENODEV, EPERM: named, exit status" \
+	"1:past the end of the BAR 1:smaller than 0x100 bytes 1:no memory BAR 1:smaller than 0x100 bytes 1:BUSY stayed set 1:no such PCI function 4:CAP_SYS_ADMIN" \
 	"$(echo $got)"
 grep -q "version 3.1 not supported" <(dmesg) || tap_diag "no VERSION line in dmesg"
 
@@ -268,6 +275,19 @@ tap_eq "removal of the function with an event open, then its close: the PMU is g
 "$HW" nfb attach "${F[@]}" -i 0 > "$T/re.out" 2>&1
 tap_eq "after a rescan the function attaches again" \
 	"0 $NAME: attached $PCI BAR2 0x20000+0x10000" "$? $(cat "$T/re.out")"
+# the function's driver goes: the instance ends before its remove runs
+if modprobe pci-stub 2>/dev/null; then
+	echo pci-stub > "/sys/bus/pci/devices/$PCI/driver_override"
+	echo "$PCI" > /sys/bus/pci/drivers_probe
+	"$HW" nfb attach "${F[@]}" -i 0 > /dev/null 2>&1
+	echo "$PCI" > /sys/bus/pci/drivers/pci-stub/unbind
+	echo > "/sys/bus/pci/devices/$PCI/driver_override"
+	tap_eq "unbinding the function's driver detaches it" "0 1" \
+		"$(ls /sys/bus/event_source/devices | grep -c "^$NAME$") $(dmesg | grep -c "$NAME: detached, the PCI function loses its driver")"
+	"$HW" nfb attach "${F[@]}" -i 0 > /dev/null 2>&1
+else
+	tap_skip "no pci-stub module"
+fi
 modprobe -r ndk_pcie_tlm
 tap_eq "module unload ends the attached instance" 0 \
 	"$(ls /sys/bus/event_source/devices | grep -c "^ndk_pcie_tlm_")"

@@ -66,8 +66,9 @@
  *	PCI function; -ENXIO BAR index above 5 or no memory BAR there;
  *	-ERANGE window ends past the BAR; -EIO memory decoding of the function
  *	off; -EEXIST overlaps a window already attached; -EPROTO no usable
- *	block (MAGIC, VERSION or layout, the kernel log says which); -EBUSY
- *	events of an earlier instance of that name are still open
+ *	block (MAGIC, VERSION or layout, the kernel log says which);
+ *	-ETIMEDOUT the first SNAPSHOT never completed (STATUS.BUSY stayed
+ *	set); -EBUSY events of an earlier instance of that name are still open
  * @NDK_PCIE_TLM_CMD_DETACH: do (DEV_NAME); needs CAP_SYS_ADMIN. Ends an
  *	instance made by ATTACH (-ENODEV if there is none of that name). An
  *	attached instance also ends when its PCI function is removed or loses
