@@ -1224,6 +1224,8 @@ static void ndk_tlm_free(struct ndk_tlm *tlm)
 	free_percpu(tlm->pcpu);
 	kfree(tlm->entries);
 	kfree(tlm->name);
+	if (tlm->win.pci[0])
+		put_device(tlm->dev);
 	kfree(tlm);
 }
 
@@ -1343,6 +1345,9 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 	tlm->base_addr = base_addr;
 	if (win)
 		tlm->win = *win;
+	/* an attached window's state outlives its DETACH if events are open */
+	if (tlm->win.pci[0])
+		get_device(dev);
 	raw_spin_lock_init(&tlm->lock);
 	INIT_LIST_HEAD(&tlm->list);
 	INIT_LIST_HEAD(&tlm->dead_node);
