@@ -7,6 +7,7 @@
  *   hwtel list
  *   hwtel gpu  [-t SEC | -- COMMAND] [-w] [-j|-x SEP] ...  (cli_gpu.c)
  *   hwtel record ... / hwtel report FILE ...                  (cli_record.c)
+ *   hwtel nfb  list|attach|detach [-d DEV] [--fdt FILE] [--pci ADDR]  (cli_nfb.c)
  *   nfb-pcie-telemetry [the reference tool's options]
  */
 #include <dirent.h>
@@ -77,6 +78,8 @@ static void usage(FILE *f)
 	      "  record  flight recorder of PCIe/DDR/perf metrics with triggers;\n"
 	      "          see 'hwtel record --help'\n"
 	      "  report  views of a capture file; see 'hwtel report --help'\n"
+	      "  nfb     attach an NDK card's telemetry blocks (list|attach|detach);\n"
+	      "          see 'hwtel nfb --help'\n"
 	      "\n"
 	      "options (pcie, ddr):\n"
 	      "  -d, --device DEV       PMU name, sysfs path, MMIO base (0x...), instance\n"
@@ -731,6 +734,8 @@ int hwtel_main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "report"))
 		return hwtel_report_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "nfb"))
+		return hwtel_nfb_main(argc - 1, argv + 1);
 	raise_nofile();
 
 	ret = hwtel_parse_args(argc, argv, &o, stdout, stderr);

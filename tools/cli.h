@@ -49,6 +49,9 @@ int hwtel_gpu_main(int argc, char **argv);
 /* hwtel record / hwtel report (cli_record.c); argv[0] is the command */
 int hwtel_record_main(int argc, char **argv);
 int hwtel_report_main(int argc, char **argv);
+
+/* hwtel nfb (cli_nfb.c); argv[0] is "nfb" */
+int hwtel_nfb_main(int argc, char **argv);
 /* Map a negative errno of libhwtel to an exit status. */
 int hwtel_exit_status(int err);
 

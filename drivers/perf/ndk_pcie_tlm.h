@@ -105,12 +105,21 @@ struct ndk_tlm_entry {
 
 struct ndk_tlm_pcpu;
 
+/* Where an instance attached by PCI address sits (ndk_pcie_tlm_pci.c) */
+struct ndk_tlm_win {
+	char pci[32];		/* pci_name() of the function, "" if none */
+	u32 bar;
+	u64 offset;
+	u64 size;
+};
+
 struct ndk_tlm {
 	struct pmu pmu;
 	struct device *dev;
 	struct hwtel_io io;
 	const char *name;
 	u64 base_addr;
+	struct ndk_tlm_win win;	/* .pci[0] set: attached to a PCI BAR window */
 	struct ndk_tlm_layout lay;
 	u64 cnt_mask;
 
@@ -147,6 +156,21 @@ struct ndk_tlm {
 	struct hlist_node node;
 	struct list_head list;	/* on the control plane's instance list */
 };
+
+/* Instances on a mapped window, for every binding path */
+struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
+			       u64 base_addr, u64 size, const char *name,
+			       const struct ndk_tlm_win *win);
+void ndk_tlm_destroy(struct ndk_tlm *tlm);
+
+/* PCI BAR window attach (ndk_pcie_tlm_pci.c) */
+struct netlink_ext_ack;
+int ndk_tlm_pci_init(void);
+void ndk_tlm_pci_exit(void);
+int ndk_tlm_pci_attach(const char *addr, u32 bar, u64 offset, u64 size,
+		       char *name, size_t name_size,
+		       struct netlink_ext_ack *extack);
+int ndk_tlm_pci_detach(const char *name, struct netlink_ext_ack *extack);
 
 /* PMU side, used by the control plane; all take ndk_tlm::lock */
 int ndk_tlm_totals(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns);

@@ -170,6 +170,14 @@ static int ndk_tlm_fill_dev(struct sk_buff *skb, struct ndk_tlm *tlm)
 		if (nla_put_u32(skb, lay_attrs[i].attr, *v))
 			return -EMSGSIZE;
 	}
+	if (tlm->win.pci[0] &&
+	    (nla_put_string(skb, NDK_PCIE_TLM_A_PCI_ADDR, tlm->win.pci) ||
+	     nla_put_u32(skb, NDK_PCIE_TLM_A_BAR, tlm->win.bar) ||
+	     nla_put_u64_64bit(skb, NDK_PCIE_TLM_A_WIN_OFFSET, tlm->win.offset,
+			       NDK_PCIE_TLM_A_PAD) ||
+	     nla_put_u64_64bit(skb, NDK_PCIE_TLM_A_WIN_SIZE, tlm->win.size,
+			       NDK_PCIE_TLM_A_PAD)))
+		return -EMSGSIZE;
 	return ndk_tlm_put_flags(skb, ndk_tlm_read_flags(tlm));
 }
 
@@ -560,11 +568,78 @@ static int ndk_tlm_clear_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/* ---- ATTACH / DETACH ---- */
+
+/* mapping MMIO of a device is an administrator's act */
+static bool ndk_tlm_nl_admin(const struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
+static int ndk_tlm_attach_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	static const u16 need[] = {
+		NDK_PCIE_TLM_A_PCI_ADDR, NDK_PCIE_TLM_A_BAR,
+		NDK_PCIE_TLM_A_WIN_OFFSET, NDK_PCIE_TLM_A_WIN_SIZE,
+	};
+	char name[NDK_PCIE_TLM_DEV_NAME_MAX];
+	struct sk_buff *msg;
+	unsigned int i;
+	void *hdr;
+	int ret;
+
+	if (!ndk_tlm_nl_admin(skb))
+		return -EPERM;
+	for (i = 0; i < ARRAY_SIZE(need); i++) {
+		if (!info->attrs[need[i]]) {
+			NL_SET_ERR_MSG_MOD(info->extack,
+					   "attach needs pci-addr, bar, win-offset and win-size");
+			return -EINVAL;
+		}
+	}
+	ret = ndk_tlm_pci_attach(nla_data(info->attrs[NDK_PCIE_TLM_A_PCI_ADDR]),
+				 nla_get_u32(info->attrs[NDK_PCIE_TLM_A_BAR]),
+				 nla_get_u64(info->attrs[NDK_PCIE_TLM_A_WIN_OFFSET]),
+				 nla_get_u64(info->attrs[NDK_PCIE_TLM_A_WIN_SIZE]),
+				 name, sizeof(name), info->extack);
+	if (ret)
+		return ret;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &ndk_tlm_family, 0,
+				NDK_PCIE_TLM_CMD_ATTACH);
+	if (!hdr || nla_put_string(msg, NDK_PCIE_TLM_A_DEV_NAME, name)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int ndk_tlm_detach_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *na = info->attrs[NDK_PCIE_TLM_A_DEV_NAME];
+
+	if (!ndk_tlm_nl_admin(skb))
+		return -EPERM;
+	if (!na) {
+		NL_SET_ERR_MSG_MOD(info->extack, "dev-name (PMU name) is required");
+		return -EINVAL;
+	}
+	return ndk_tlm_pci_detach(nla_data(na), info->extack);
+}
+
 static const struct nla_policy ndk_tlm_policy[NDK_PCIE_TLM_A_MAX + 1] = {
 	[NDK_PCIE_TLM_A_DEV_NAME] = { .type = NLA_NUL_STRING,
 				      .len = NDK_PCIE_TLM_DEV_NAME_MAX - 1 },
 	[NDK_PCIE_TLM_A_EP] = { .type = NLA_U32 },
 	[NDK_PCIE_TLM_A_CLEAR] = { .type = NLA_U32 },
+	[NDK_PCIE_TLM_A_PCI_ADDR] = { .type = NLA_NUL_STRING,
+				      .len = NDK_PCIE_TLM_PCI_ADDR_MAX - 1 },
+	[NDK_PCIE_TLM_A_BAR] = { .type = NLA_U32 },
+	[NDK_PCIE_TLM_A_WIN_OFFSET] = { .type = NLA_U64 },
+	[NDK_PCIE_TLM_A_WIN_SIZE] = { .type = NLA_U64 },
 };
 
 static const struct genl_ops ndk_tlm_ops[] = {
@@ -590,6 +665,14 @@ static const struct genl_ops ndk_tlm_ops[] = {
 	{
 		.cmd = NDK_PCIE_TLM_CMD_CLEAR,
 		.doit = ndk_tlm_clear_doit,
+	},
+	{
+		.cmd = NDK_PCIE_TLM_CMD_ATTACH,
+		.doit = ndk_tlm_attach_doit,
+	},
+	{
+		.cmd = NDK_PCIE_TLM_CMD_DETACH,
+		.doit = ndk_tlm_detach_doit,
 	},
 };
 

@@ -1224,20 +1224,9 @@ static void ndk_tlm_free(struct ndk_tlm *tlm)
 	free_percpu(tlm->pcpu);
 	kfree(tlm->entries);
 	kfree(tlm->name);
+	if (tlm->win.pci[0])
+		put_device(tlm->dev);
 	kfree(tlm);
-}
-
-/*
- * The first devres action of probe, so the last to run: frees the state
- * unless a PMU is still registered on it (a removed device whose events are
- * still open; module exit frees those).
- */
-static void ndk_tlm_free_action(void *data)
-{
-	struct ndk_tlm *tlm = data;
-
-	if (!tlm->registered)
-		ndk_tlm_free(tlm);
 }
 
 /*
@@ -1264,9 +1253,8 @@ static void ndk_tlm_gone(struct work_struct *work)
  * open the PMU stays registered (6.1's perf_pmu_unregister() is unsafe with
  * live events), frozen, until the last one is destroyed.
  */
-static void ndk_tlm_unregister(void *data)
+static void ndk_tlm_unregister(struct ndk_tlm *tlm)
 {
-	struct ndk_tlm *tlm = data;
 	bool busy;
 
 	ndk_tlm_nl_del(tlm);
@@ -1286,8 +1274,19 @@ static void ndk_tlm_unregister(void *data)
 	}
 	mutex_unlock(&ndk_tlm_dead_lock);
 	perf_pmu_unregister(&tlm->pmu);
-	/* ndk_tlm_free_action(), the next devres action, frees it */
 	tlm->registered = false;
+}
+
+/*
+ * End an instance made by ndk_tlm_create(): no hardware access after this,
+ * so the caller may unmap the window right after. The state is freed now,
+ * or at module exit when events were still open (ndk_tlm_dead).
+ */
+void ndk_tlm_destroy(struct ndk_tlm *tlm)
+{
+	ndk_tlm_unregister(tlm);
+	if (!tlm->registered)
+		ndk_tlm_free(tlm);
 }
 
 /*
@@ -1320,10 +1319,19 @@ static int ndk_tlm_reap(struct device *dev, const char *name)
 	return ret;
 }
 
-static int ndk_tlm_probe(struct platform_device *pdev)
+/*
+ * Make a PMU instance on a mapped window of @size bytes: @io reaches its
+ * registers, @base_addr is its bus address (for DEV_GET), @dev its parent
+ * device, @name (NULL: ndk_pcie_tlm_<base_addr>) its PMU name, @win (or
+ * NULL) where it was attached, for the control plane. Nothing here
+ * is devres: the caller ends it with ndk_tlm_destroy() before it unmaps
+ * the window. A window without a usable block is refused with -ENODEV and
+ * a message naming what is wrong.
+ */
+struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
+			       u64 base_addr, u64 size, const char *name,
+			       const struct ndk_tlm_win *win)
 {
-	struct device *dev = &pdev->dev;
-	struct resource *res;
 	struct ndk_tlm *tlm;
 	unsigned long flags;
 	u32 magic, ver, i;
@@ -1331,26 +1339,27 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 
 	tlm = kzalloc(sizeof(*tlm), GFP_KERNEL);
 	if (!tlm)
-		return -ENOMEM;
-	ret = devm_add_action_or_reset(dev, ndk_tlm_free_action, tlm);
-	if (ret)
-		return ret;
+		return ERR_PTR(-ENOMEM);
 	tlm->dev = dev;
+	tlm->io = *io;
+	tlm->base_addr = base_addr;
+	if (win)
+		tlm->win = *win;
+	/* an attached window's state outlives its DETACH if events are open */
+	if (tlm->win.pci[0])
+		get_device(dev);
 	raw_spin_lock_init(&tlm->lock);
 	INIT_LIST_HEAD(&tlm->list);
 	INIT_LIST_HEAD(&tlm->dead_node);
 	INIT_DELAYED_WORK(&tlm->gone, ndk_tlm_gone);
 
-	res = hwtel_io_map(pdev, &tlm->io);
-	if (IS_ERR(res))
-		return PTR_ERR(res);
-	tlm->base_addr = res->start;
-
 	magic = hwtel_readl(&tlm->io, NDK_TLM_MAGIC);
 	if (magic != NDK_TLM_MAGIC_VALUE) {
-		dev_err(dev, "MAGIC 0x%08x is not 0x%08x: not a PCIE_TELEMETRY_MI block\n",
-			magic, NDK_TLM_MAGIC_VALUE);
-		return -ENODEV;
+		dev_err(dev, "MAGIC 0x%08x is not 0x%08x: not a PCIE_TELEMETRY_MI block at 0x%llx\n",
+			magic, NDK_TLM_MAGIC_VALUE,
+			(unsigned long long)base_addr);
+		ret = -ENODEV;
+		goto err;
 	}
 	ver = hwtel_readl(&tlm->io, NDK_TLM_VERSION);
 	tlm->lay.version_major = ver >> 16;
@@ -1359,28 +1368,36 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 		dev_err(dev, "PCIE_TELEMETRY_MI version %u.%u not supported (major must be %u)\n",
 			tlm->lay.version_major, tlm->lay.version_minor,
 			NDK_TLM_MAJOR);
-		return -ENODEV;
+		ret = -ENODEV;
+		goto err;
 	}
 	ret = ndk_tlm_decode(tlm);
 	if (ret)
-		return ret;
+		goto err;
 	if (!IS_ALIGNED(tlm->lay.cnt_base, 8) ||
-	    (u64)tlm->lay.cnt_base + 8ULL * tlm->lay.entries_used >
-	    resource_size(res)) {
-		dev_err(dev, "counter window at 0x%x (%u entries) does not fit %pR\n",
-			tlm->lay.cnt_base, tlm->lay.entries_used, res);
-		return -ENODEV;
+	    (u64)tlm->lay.cnt_base + 8ULL * tlm->lay.entries_used > size) {
+		dev_err(dev, "counter window at 0x%x (%u entries) does not fit the 0x%llx bytes at 0x%llx\n",
+			tlm->lay.cnt_base, tlm->lay.entries_used,
+			(unsigned long long)size, (unsigned long long)base_addr);
+		ret = -ENODEV;
+		goto err;
 	}
 
 	tlm->entries = kcalloc(tlm->lay.entries_used, sizeof(*tlm->entries),
 			       GFP_KERNEL);
-	tlm->name = kasprintf(GFP_KERNEL, "ndk_pcie_tlm_%llx",
-			      (unsigned long long)tlm->base_addr);
-	if (!tlm->entries || !tlm->name)
-		return -ENOMEM;
+	if (name)
+		tlm->name = kstrdup(name, GFP_KERNEL);
+	else
+		tlm->name = kasprintf(GFP_KERNEL, "ndk_pcie_tlm_%llx",
+				      (unsigned long long)tlm->base_addr);
+	tlm->pcpu = alloc_percpu(struct ndk_tlm_pcpu);
+	if (!tlm->entries || !tlm->name || !tlm->pcpu) {
+		ret = -ENOMEM;
+		goto err;
+	}
 	ret = ndk_tlm_reap(dev, tlm->name);
 	if (ret)
-		return ret;
+		goto err;
 
 	/* the window shows the snapshot copy; start from what it holds */
 	hwtel_writel(&tlm->io, 0, NDK_TLM_READ_SEL);
@@ -1390,14 +1407,11 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 	raw_spin_unlock_irqrestore(&tlm->lock, flags);
 	if (ret) {
 		dev_err(dev, "first SNAPSHOT did not complete\n");
-		return -EIO;
+		ret = -EIO;
+		goto err;
 	}
 	for (i = 0; i < tlm->lay.entries_used; i++)
 		tlm->entries[i].acc = tlm->entries[i].last_raw;
-
-	tlm->pcpu = alloc_percpu(struct ndk_tlm_pcpu);
-	if (!tlm->pcpu)
-		return -ENOMEM;
 
 	tlm->poll_ns = ndk_tlm_poll_period(tlm);
 	tlm->tick_ns = max_t(u64, flags_poll_ms, 1) * NSEC_PER_MSEC;
@@ -1435,14 +1449,13 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 	 * perf_pmu_migrate_context() uses.
 	 */
 	tlm->cpu = ndk_tlm_pick_cpu(tlm, raw_smp_processor_id(), nr_cpu_ids);
-	platform_set_drvdata(pdev, tlm);
 	ret = perf_pmu_register(&tlm->pmu, tlm->name, -1);
 	if (ret)
-		return ret;
+		goto err;
 	ret = cpuhp_state_add_instance_nocalls(ndk_tlm_hp_state, &tlm->node);
 	if (ret) {
 		perf_pmu_unregister(&tlm->pmu);
-		return ret;
+		goto err;
 	}
 	/* the owner may have gone while no hotplug callback could see it */
 	cpus_read_lock();
@@ -1455,18 +1468,42 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 	hrtimer_start(&tlm->poller, ktime_before(tlm->next_listen, tlm->next_poll) ?
 		      tlm->next_listen : tlm->next_poll, HRTIMER_MODE_ABS_SOFT);
 	ndk_tlm_nl_add(tlm);
-
-	/* from here ndk_tlm_unregister() owns @tlm, even if this fails */
+	/* from here ndk_tlm_destroy() owns @tlm */
 	tlm->registered = true;
-	ret = devm_add_action_or_reset(dev, ndk_tlm_unregister, tlm);
-	if (ret)
-		return ret;
 
 	dev_info(dev, "%s: version %u.%u, %u endpoint(s), %u DMA port(s), %u counters of %u bits, poll %llu ms\n",
 		 tlm->name, tlm->lay.version_major, tlm->lay.version_minor,
 		 tlm->lay.endpoints, tlm->lay.dma_ports, tlm->lay.entries_used,
 		 tlm->lay.cnt_width, div_u64(tlm->poll_ns, NSEC_PER_MSEC));
-	return 0;
+	return tlm;
+
+err:
+	ndk_tlm_free(tlm);
+	return ERR_PTR(ret);
+}
+
+static void ndk_tlm_destroy_action(void *data)
+{
+	ndk_tlm_destroy(data);
+}
+
+static int ndk_tlm_probe(struct platform_device *pdev)
+{
+	struct device *dev = &pdev->dev;
+	struct hwtel_io io = { };
+	struct resource *res;
+	struct ndk_tlm *tlm;
+
+	/* devres: unmapped after ndk_tlm_destroy_action() ran */
+	res = hwtel_io_map(pdev, &io);
+	if (IS_ERR(res))
+		return PTR_ERR(res);
+	tlm = ndk_tlm_create(dev, &io, res->start, resource_size(res), NULL,
+			     NULL);
+	if (IS_ERR(tlm))
+		return PTR_ERR(tlm);
+	platform_set_drvdata(pdev, tlm);
+	return devm_add_action_or_reset(dev, ndk_tlm_destroy_action, tlm);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1556,11 +1593,16 @@ static int __init ndk_tlm_init(void)
 	ret = ndk_tlm_nl_init();
 	if (ret)
 		goto err_hp;
-	ret = platform_driver_register(&ndk_tlm_driver);
+	ret = ndk_tlm_pci_init();
 	if (ret)
 		goto err_nl;
+	ret = platform_driver_register(&ndk_tlm_driver);
+	if (ret)
+		goto err_pci;
 	return 0;
 
+err_pci:
+	ndk_tlm_pci_exit();
 err_nl:
 	ndk_tlm_nl_exit();
 err_hp:
@@ -1573,6 +1615,7 @@ static void __exit ndk_tlm_exit(void)
 	struct ndk_tlm *tlm, *tmp;
 
 	platform_driver_unregister(&ndk_tlm_driver);
+	ndk_tlm_pci_exit();
 	/* no event is open (each holds the module): end the dead PMUs now */
 	list_for_each_entry_safe(tlm, tmp, &ndk_tlm_dead, dead_node) {
 		cancel_delayed_work_sync(&tlm->gone);

@@ -60,6 +60,9 @@ int hwtel_nl_totals(struct hwtel_nl *nl, const char *dev, uint64_t *totals,
 		    unsigned int n, unsigned int *used, uint64_t *ts_ns,
 		    uint32_t *flags);
 int hwtel_nl_clear(struct hwtel_nl *nl, const char *dev, unsigned int what);
+int hwtel_nl_attach(struct hwtel_nl *nl, const char *pci_addr, unsigned int bar,
+		    uint64_t offset, uint64_t size, char *name, size_t name_size);
+int hwtel_nl_detach(struct hwtel_nl *nl, const char *name);
 
 /* pcie_data.c */
 const char *hwtel_pcie_bus_tag(enum hwtel_bus_kind k);

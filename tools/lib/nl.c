@@ -130,10 +130,13 @@ static int cb_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 	return NL_STOP;
 }
 
-/* a "do" of @cmd on @dev, or a dump of every instance when @dev is NULL */
-static int request(struct hwtel_nl *nl, uint8_t cmd, const char *dev,
-		   int (*put)(struct nl_msg *msg, const void *arg), const void *put_arg,
-		   int (*parse)(struct nlattr **tb, void *arg), void *arg)
+/*
+ * A "do" of @cmd on @dev, or a dump of every instance when @dev is NULL;
+ * with @do_req a "do" even without @dev (ATTACH).
+ */
+static int request_any(struct hwtel_nl *nl, uint8_t cmd, const char *dev, bool do_req,
+		       int (*put)(struct nl_msg *msg, const void *arg), const void *put_arg,
+		       int (*parse)(struct nlattr **tb, void *arg), void *arg)
 {
 	struct req_ctx c = { .parse = parse, .arg = arg };
 	struct nl_cb *cb;
@@ -148,7 +151,7 @@ static int request(struct hwtel_nl *nl, uint8_t cmd, const char *dev,
 		return -ENOMEM;
 	}
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
-			 NLM_F_REQUEST | (dev ? NLM_F_ACK : NLM_F_DUMP), cmd,
+			 NLM_F_REQUEST | (dev || do_req ? NLM_F_ACK : NLM_F_DUMP), cmd,
 			 NDK_PCIE_TLM_FAMILY_VERSION) ||
 	    (dev && nla_put_string(msg, NDK_PCIE_TLM_A_DEV_NAME, dev) < 0) ||
 	    (put && put(msg, put_arg) < 0)) {
@@ -179,6 +182,13 @@ static int request(struct hwtel_nl *nl, uint8_t cmd, const char *dev,
 	if (parse && !c.got)
 		return -EIO;
 	return 0;
+}
+
+static int request(struct hwtel_nl *nl, uint8_t cmd, const char *dev,
+		   int (*put)(struct nl_msg *msg, const void *arg), const void *put_arg,
+		   int (*parse)(struct nlattr **tb, void *arg), void *arg)
+{
+	return request_any(nl, cmd, dev, false, put, put_arg, parse, arg);
 }
 
 static uint32_t get_u32(struct nlattr *a, uint32_t def)
@@ -334,4 +344,51 @@ int hwtel_nl_clear(struct hwtel_nl *nl, const char *dev, unsigned int what)
 	if (ret < 0)
 		return hwtel_err(ret, "control plane: CLEAR of %s failed: %s", dev, strerror(-ret));
 	return 0;
+}
+
+struct attach_req {
+	const char *pci;
+	uint32_t bar;
+	uint64_t offset, size;
+	char *name;
+	size_t name_size;
+};
+
+static int put_attach(struct nl_msg *msg, const void *arg)
+{
+	const struct attach_req *r = arg;
+
+	if (nla_put_string(msg, NDK_PCIE_TLM_A_PCI_ADDR, r->pci) < 0 ||
+	    nla_put_u32(msg, NDK_PCIE_TLM_A_BAR, r->bar) < 0 ||
+	    nla_put_u64(msg, NDK_PCIE_TLM_A_WIN_OFFSET, r->offset) < 0 ||
+	    nla_put_u64(msg, NDK_PCIE_TLM_A_WIN_SIZE, r->size) < 0)
+		return -1;
+	return 0;
+}
+
+static int parse_attach(struct nlattr **tb, void *arg)
+{
+	struct attach_req *r = arg;
+
+	if (!tb[NDK_PCIE_TLM_A_DEV_NAME])
+		return -EIO;
+	snprintf(r->name, r->name_size, "%s", nla_get_string(tb[NDK_PCIE_TLM_A_DEV_NAME]));
+	return 0;
+}
+
+int hwtel_nl_attach(struct hwtel_nl *nl, const char *pci_addr, unsigned int bar,
+		    uint64_t offset, uint64_t size, char *name, size_t name_size)
+{
+	struct attach_req r = {
+		.pci = pci_addr, .bar = bar, .offset = offset, .size = size,
+		.name = name, .name_size = name_size,
+	};
+
+	return request_any(nl, NDK_PCIE_TLM_CMD_ATTACH, NULL, true, put_attach, &r,
+			   parse_attach, &r);
+}
+
+int hwtel_nl_detach(struct hwtel_nl *nl, const char *name)
+{
+	return request(nl, NDK_PCIE_TLM_CMD_DETACH, name, NULL, NULL, NULL, NULL);
 }

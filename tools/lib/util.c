@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libhwtel/nfb.h>
+
 #include "internal.h"
 
 static __thread char last_error[512];
@@ -165,6 +167,13 @@ int hwtel_pmu_list(const char *prefix, char (**names)[HWTEL_NAME_MAX])
 	return n;
 }
 
+static bool is_chardev(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISCHR(st.st_mode);
+}
+
 int hwtel_resolve_device(const char *prefix, const char *module,
 			 const char *device, unsigned int index,
 			 char *name, size_t size)
@@ -193,8 +202,30 @@ int hwtel_resolve_device(const char *prefix, const char *module,
 		sel = copy;
 		slash = strrchr(sel, '/');
 
-		if (!strncmp(sel, "/dev/nfb", 8)) {
-			/* /dev/nfb0, /dev/nfb/0, /dev/nfb/by-pci-slot/... */
+		if (!strncmp(sel, "/dev/nfb", 8) && is_chardev(sel)) {
+			/*
+			 * A real NDK card: telemetry node @index of its FDT
+			 * (the reference tool's -d and -i), attached by PCI
+			 * address ('hwtel nfb attach')
+			 */
+			char nm[HWTEL_NAME_MAX];
+			int ret = hwtel_nfb_resolve(sel, index, nm, sizeof(nm));
+
+			if (ret) {
+				free(names);
+				return ret;
+			}
+			for (i = 0; i < n; i++)
+				if (!strcmp(names[i], nm))
+					found = i;
+			free(names);
+			if (found < 0)
+				return hwtel_err(-ENOENT, "no PMU %s for %s node %u: attach it with 'hwtel nfb attach -d %s'",
+						 nm, sel, index, sel);
+			snprintf(name, size, "%s", nm);
+			return 0;
+		} else if (!strncmp(sel, "/dev/nfb", 8)) {
+			/* no such card: /dev/nfb0, /dev/nfb/0 name instance N */
 			const char *p = sel + strlen(sel);
 
 			while (p > sel && isdigit((unsigned char)p[-1]))

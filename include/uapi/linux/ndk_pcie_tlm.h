@@ -34,6 +34,8 @@
 
 /* Longest PMU name accepted in NDK_PCIE_TLM_A_DEV_NAME, with the NUL */
 #define NDK_PCIE_TLM_DEV_NAME_MAX	64
+/* Longest NDK_PCIE_TLM_A_PCI_ADDR, with the NUL */
+#define NDK_PCIE_TLM_PCI_ADDR_MAX	32
 
 /**
  * enum ndk_pcie_tlm_cmd - commands
@@ -54,6 +56,23 @@
  *	when LOST DELTA or READ-OUT OVERRUN becomes set: DEV_NAME, FLAGS (all
  *	set now), NEW_FLAGS (those that became set), LOST_DELTA,
  *	READOUT_OVERRUN
+ * @NDK_PCIE_TLM_CMD_ATTACH: do (PCI_ADDR, BAR, WIN_OFFSET, WIN_SIZE); needs
+ *	CAP_SYS_ADMIN (else -EPERM). Maps that window of the BAR (without
+ *	requesting the region) and registers a PMU on it, named
+ *	ndk_pcie_tlm_DDDD_BB_DD_F_barB_OFFSET (hex, e.g.
+ *	"ndk_pcie_tlm_0000_03_00_0_bar0_20000"); reply: DEV_NAME. Errors:
+ *	-EINVAL malformed PCI_ADDR, a missing attribute, WIN_OFFSET or
+ *	WIN_SIZE not a multiple of 4, WIN_SIZE below 0x100; -ENODEV no such
+ *	PCI function; -ENXIO BAR index above 5 or no memory BAR there;
+ *	-ERANGE window ends past the BAR; -EIO memory decoding of the function
+ *	off; -EEXIST overlaps a window already attached; -EPROTO no usable
+ *	block (MAGIC, VERSION or layout, the kernel log says which);
+ *	-ETIMEDOUT the first SNAPSHOT never completed (STATUS.BUSY stayed
+ *	set); -EBUSY events of an earlier instance of that name are still open
+ * @NDK_PCIE_TLM_CMD_DETACH: do (DEV_NAME); needs CAP_SYS_ADMIN. Ends an
+ *	instance made by ATTACH (-ENODEV if there is none of that name). An
+ *	attached instance also ends when its PCI function is removed or loses
+ *	its driver, and at module unload
  */
 enum ndk_pcie_tlm_cmd {
 	NDK_PCIE_TLM_CMD_UNSPEC,
@@ -62,6 +81,8 @@ enum ndk_pcie_tlm_cmd {
 	NDK_PCIE_TLM_CMD_TOTALS_GET,
 	NDK_PCIE_TLM_CMD_CLEAR,
 	NDK_PCIE_TLM_CMD_FLAGS_NTF,
+	NDK_PCIE_TLM_CMD_ATTACH,
+	NDK_PCIE_TLM_CMD_DETACH,
 
 	__NDK_PCIE_TLM_CMD_MAX,
 	NDK_PCIE_TLM_CMD_MAX = __NDK_PCIE_TLM_CMD_MAX - 1
@@ -139,6 +160,11 @@ enum ndk_pcie_tlm_clear {
  * @NDK_PCIE_TLM_A_CLEAR: u32, enum ndk_pcie_tlm_clear bits (CLEAR request;
  *	must be non-zero and have no other bit)
  * @NDK_PCIE_TLM_A_POLL_NS: u64, period of the wrap poller
+ * @NDK_PCIE_TLM_A_PCI_ADDR: string, PCI function "DDDD:BB:DD.F" (ATTACH;
+ *	in DEV_GET of attached instances only)
+ * @NDK_PCIE_TLM_A_BAR: u32, BAR index 0..5 (ATTACH, DEV_GET as PCI_ADDR)
+ * @NDK_PCIE_TLM_A_WIN_OFFSET: u64, window offset in the BAR (same)
+ * @NDK_PCIE_TLM_A_WIN_SIZE: u64, window size in bytes (same)
  */
 enum ndk_pcie_tlm_attrs {
 	NDK_PCIE_TLM_A_UNSPEC,
@@ -188,6 +214,10 @@ enum ndk_pcie_tlm_attrs {
 	NDK_PCIE_TLM_A_TIMESTAMP_NS,
 	NDK_PCIE_TLM_A_CLEAR,
 	NDK_PCIE_TLM_A_POLL_NS,
+	NDK_PCIE_TLM_A_PCI_ADDR,
+	NDK_PCIE_TLM_A_BAR,
+	NDK_PCIE_TLM_A_WIN_OFFSET,
+	NDK_PCIE_TLM_A_WIN_SIZE,
 
 	__NDK_PCIE_TLM_A_MAX,
 	NDK_PCIE_TLM_A_MAX = __NDK_PCIE_TLM_A_MAX - 1
