@@ -54,13 +54,27 @@ schedule()
 	echo $(awk '{print $1}' "$PCIE_DBG/profile_at")
 }
 
+# snapshots: the model's SNAPSHOT count (shell builtins only)
+snapshots()
+{
+	local k v n=0
+
+	while read -r k v; do
+		[ "$k" = snapshots ] && n=$v
+	done < "$PCIE_DBG/stats"
+	echo "$n"
+}
+
 # fire OUT.rec MS PROFILE [MS PROFILE]... -- RECORD-ARGS...: start the
-# recorder, and once it samples (its header is written after the sources
-# opened) schedule the changes; waits for it. Prints the change instants,
-# leaves the status in $T/status.
+# recorder, and once its ring of -N samples is full (its header is written
+# after the sources opened; each sample is one SNAPSHOT of the model, and
+# the driver's own wrap polls, at most one per 134 ms on this layout, are
+# discounted) schedule the changes; waits for it. Under a loaded TCG host
+# the recorder misses sampling slots, so a fixed delay did not always fill
+# the ring. Prints the change instants, leaves the status in $T/status.
 fire()
 {
-	local out=$1 pid sched=() i
+	local out=$1 pid sched=() i n=1 a s0 t0 polls
 
 	shift
 	while [ "$1" != "--" ]; do
@@ -68,6 +82,9 @@ fire()
 		shift
 	done
 	shift
+	for ((i = 1; i < $#; i++)); do
+		[ "${!i}" = -N ] && a=$((i + 1)) && n=${!a}
+	done
 	echo > "$PCIE_DBG/profile_at"
 	echo seed > "$PCIE_DBG/profile"
 	rm -f "$out"
@@ -76,6 +93,13 @@ fire()
 	for ((i = 0; i < 200; i++)); do
 		[ -s "$out" ] && break
 		sleep 0.05
+	done
+	s0=$(snapshots)
+	t0=${EPOCHREALTIME/./}
+	for ((i = 0; i < 1000; i++)); do
+		polls=$(((${EPOCHREALTIME/./} - t0) / 134000 + 1))
+		[ $(($(snapshots) - s0)) -ge $((n + 2 + polls)) ] && break
+		sleep 0.01
 	done
 	schedule "${sched[@]}"
 	wait $pid
