@@ -38,6 +38,7 @@
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <linux/wait_bit.h>
 
 #include <hwtel/compat.h>
 #include <hwtel/io.h>
@@ -743,6 +744,15 @@ static void ndk_tlm_event_destroy(struct perf_event *event)
 	unsigned long flags;
 	bool last;
 
+	/*
+	 * An owner CPU move queues the stops of the moved events on the CPU
+	 * going away and serves them after perf_pmu_migrate_context(); an
+	 * event closed on another CPU meanwhile must not be freed before that
+	 * (KASAN on the debug kernel: ndk_tlm_apply() from the offline flush
+	 * read a freed event). An event being destroyed is in no context any
+	 * more, so a move that starts later cannot queue it.
+	 */
+	wait_var_event(&tlm->migrating, !READ_ONCE(tlm->migrating));
 	ndk_tlm_undefer(tlm, event);
 	raw_spin_lock_irqsave(&tlm->lock, flags);
 	last = !--tlm->nr_events && tlm->dead;
@@ -1548,6 +1558,7 @@ static int ndk_tlm_cpu_offline(unsigned int cpu, struct hlist_node *node)
 	ndk_tlm_release(tlm, TLM_HOLD_MIGRATE);
 	local_irq_enable();
 	WRITE_ONCE(tlm->migrating, false);
+	wake_up_var(&tlm->migrating);
 	tlm->cpu = target;
 	return 0;
 }
