@@ -71,8 +71,28 @@ p=\$(cat $T/r1); sleep 0.1
 echo \$((p - 1)) > /proc/sys/kernel/ns_last_pid
 $T/second -c 'echo job self PP2 0 2000000 > $CTL; echo \$\$ > $T/r2'
 sleep 1"
-"$HW" gpu -j --initial-opp 266:1000 -- sh -c "$REUSE" > "$T/r.json" 2> "$T/r.err"
-tap_eq "precondition: the second process got the first one's PID" "$(cat "$T/r1")" "$(cat "$T/r2")"
+# The kernel may take a PID between the write and the fork (a new kworker
+# on the debug kernel): try up to three times; skip when it always did.
+reuse_run()
+{
+	local i
+
+	for i in 1 2 3; do
+		rm -f "$T/r1" "$T/r2"
+		"$HW" gpu "$@" --initial-opp 266:1000 -- sh -c "$REUSE" > "$T/r.out" 2> "$T/r.err"
+		[ -s "$T/r1" ] && [ "$(cat "$T/r1")" = "$(cat "$T/r2" 2>/dev/null)" ] && return 0
+	done
+	return 1
+}
+if ! reuse_run -j; then
+	for t in "precondition: the second process got the first one's PID" \
+		 "one row per life of the PID" "the text says the PID was reused"; do
+		tap_skip "$t" "3 tries: another PID was allocated between ns_last_pid and the fork"
+	done
+	tap_done
+fi
+tap_ok "precondition: the second process got the first one's PID ($(cat "$T/r1"))"
+cp "$T/r.out" "$T/r.json"
 got=$(python3 - "$T/r.json" "$(cat "$T/r1")" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -82,6 +102,9 @@ PY
 )
 tap_eq "one row per life of the PID: first 1 ms, second 2 ms at 1 PW" \
 	"0:first:1000 1:second:2000" "$got"
-tap_check "the text says the PID was reused" sh -c \
-	"'$HW' gpu --initial-opp 266:1000 -- sh -c \"\$1\" 2>/dev/null | grep -q 'A PID was reused'" _ "$REUSE"
+if reuse_run; then
+	tap_check "the text says the PID was reused" grep -q 'A PID was reused' "$T/r.out"
+else
+	tap_skip "the text says the PID was reused" "3 tries: another PID was allocated between ns_last_pid and the fork"
+fi
 tap_done
