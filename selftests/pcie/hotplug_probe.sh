@@ -43,6 +43,11 @@ for i in $(seq 1 20); do
 done
 kill $hp
 wait $hp 2>/dev/null
+# the churn may have stopped with a CPU offline (a node's cpulist lists its
+# online CPUs only)
+for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
+	[ "$(cat "$c")" = 1 ] || echo 1 > "$c"
+done
 tap_eq "20 probe/remove cycles under hotplug: owner online, unload ok" 0 "$bad"
 modprobe hwtel_sim_pcie
 tap_check "PMU present after the churn" test -d "$DEV"
