@@ -92,22 +92,45 @@ m_ww 0x28 0
 
 # --- gauges: reset values, update per drain --------------------------------------
 # 1 MHz, drain 32768: one drain every 32.8 ms
+# After CLEAR MARKS / CLEAR the lowest-value marks read 0x7FF / 0xFFFF
+# until the next drain (32.8 ms here). Command and read with shell builtins,
+# each try timed: only a try within a quarter drain can be expected to land
+# before the drain. 0: seen; 1: five or more quick tries never saw it;
+# 2: no quick try (KASAN under TCG), skipped.
 try_reset_marks()
 {
-	local i v t=0 f=0
+	local i v t=0 f=0 t0 quick=0
 
 	for i in $(seq 1 20); do
-		m_ww 0x20 "$1"
-		v=$(m_rd 0x80)
+		t0=${EPOCHREALTIME/./}
+		echo "0x20 $1" > "$M_DBG/mmio"
+		echo 0x80 > "$M_DBG/mmio" && read -r v < "$M_DBG/mmio"
 		[ "${v:2:4}" = 07ff ] && t=1
-		m_ww 0x20 "$1"
-		v=$(m_rd 0xc0)
+		echo "0x20 $1" > "$M_DBG/mmio"
+		echo 0xc0 > "$M_DBG/mmio" && read -r v < "$M_DBG/mmio"
 		[ "${v:2:4}" = ffff ] && f=1
+		[ $((${EPOCHREALTIME/./} - t0)) -lt 8192 ] && quick=$((quick + 1))
 		[ $t = 1 ] && [ $f = 1 ] && return 0
 		sleep 0.01
 	done
-	tap_diag "no read within one drain of the command: tags $t FIFO $f"
-	return 1
+	echo "tags $t FIFO $f, $quick tries within 8 ms"
+	[ $quick -ge 5 ] && return 1
+	return 2
+}
+
+# tap_try DESC CMD...: ok on 0, fail on 1, skip on 2
+tap_try()
+{
+	local desc=$1 out rc
+
+	shift
+	out=$("$@")
+	rc=$?
+	case $rc in
+	0) tap_ok "$desc" ;;
+	2) tap_skip "$desc" "no quick read: $out" ;;
+	*) tap_fail "$desc" "$out" ;;
+	esac
 }
 tap_check "load pcie_mhz=1 drain_period=32768" m_load pcie_mhz=1 drain_period=32768
 sleep 0.1
@@ -115,8 +138,8 @@ m_wr gauge "ep=0 tags=50 stfifo=20" >/dev/null
 sleep 0.1
 tap_eq "gauge inputs reach the registers at a drain" \
 	"0x00320032 0x00140014" "$(m_rd 0x80) $(m_rd 0xc0)"
-tap_check "CLEAR MARKS: lowest 0x7FF / 0xFFFF until the next drain" try_reset_marks 8
-tap_check "CLEAR: lowest 0x7FF / 0xFFFF until the next drain" try_reset_marks 2
+tap_try "CLEAR MARKS: lowest 0x7FF / 0xFFFF until the next drain" try_reset_marks 8
+tap_try "CLEAR: lowest 0x7FF / 0xFFFF until the next drain" try_reset_marks 2
 sleep 0.1
 tap_eq "after a drain the lowest values are the inputs' again" \
 	"0x00320032 0x00140014" "$(m_rd 0x80) $(m_rd 0xc0)"
