@@ -47,16 +47,7 @@ pcie_up profile=idle item_bytes=8 tag_capacity=200 stfifo_capacity=600 ||
 	{ tap_fail "load the PCIe model and driver"; tap_done; }
 ddr_up odyssey || { tap_fail "load the DDR model and driver"; tap_done; }
 "$HW" pcie -c > /dev/null
-inj=(
-	"pcie_cycles,ep=0 4000000" "dma_cycles,ep=0 2000000"
-	"words,ep=0,bus=0 1000" "stall,ep=0,bus=2 77" "frames,ep=0,bus=1 5"
-	"mvb_items,ep=0,bus=2 9" "mvb_stall,ep=0,bus=3 3" "items,ep=0,bus=0 800"
-	"region,ep=0,bus=3,idx=1 12" "brake,ep=0,idx=4 9" "tags_band,ep=0,idx=2 33"
-	"stfifo_band,ep=0,idx=3 44"
-)
-for i in "${inj[@]}"; do
-	echo "$i" > "$PCIE_DBG/inject"
-done
+tool_inject_known
 
 # --- 1-4: dbpmda --------------------------------------------------------
 mapfile -t metrics < <(pminfo -n "$PCP_B/root" hwtel)

@@ -78,16 +78,7 @@ for ep in d["endpoints"]:
                                 "mvb_backpressure", "items")] + b["regions"]
     assert not any(vals), vals
 ' "$T/zero.json"
-inj=(
-	"pcie_cycles,ep=0 4000000" "dma_cycles,ep=0 2000000"
-	"words,ep=0,bus=0 1000" "stall,ep=0,bus=2 77" "frames,ep=0,bus=1 5"
-	"mvb_items,ep=0,bus=2 9" "mvb_stall,ep=0,bus=3 3" "items,ep=0,bus=0 800"
-	"region,ep=0,bus=3,idx=1 12" "brake,ep=0,idx=4 9" "tags_band,ep=0,idx=2 33"
-	"stfifo_band,ep=0,idx=3 44"
-)
-for i in "${inj[@]}"; do
-	echo "$i" > "$PCIE_DBG/inject"
-done
+tool_inject_known
 "$HW" pcie -t 0 -j > "$T/tot.json"
 tool_py "-t 0 after -c gives exactly the injected totals" '
 import json, sys

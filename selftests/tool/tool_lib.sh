@@ -121,3 +121,21 @@ wait_for()
 	done
 	return 1
 }
+
+# Inject the reference counts that tool/pcie.sh and fleet/pcp.sh assert on
+# (endpoint 0 of an idle PCIe model); the tests compute their expected
+# values from these numbers.
+tool_inject_known()
+{
+	local i inj=(
+		"pcie_cycles,ep=0 4000000" "dma_cycles,ep=0 2000000"
+		"words,ep=0,bus=0 1000" "stall,ep=0,bus=2 77" "frames,ep=0,bus=1 5"
+		"mvb_items,ep=0,bus=2 9" "mvb_stall,ep=0,bus=3 3" "items,ep=0,bus=0 800"
+		"region,ep=0,bus=3,idx=1 12" "brake,ep=0,idx=4 9" "tags_band,ep=0,idx=2 33"
+		"stfifo_band,ep=0,idx=3 44"
+	)
+
+	for i in "${inj[@]}"; do
+		echo "$i" > "$PCIE_DBG/inject"
+	done
+}
