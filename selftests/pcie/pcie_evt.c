@@ -14,6 +14,8 @@
  *   pcie_evt -b K PMU   bench: open a group of raw entries 0..K-1, enable it,
  *                       zero the model's stats, read the group once and print
  *                       "K reads writes snapshots" from the model's stats
+ *   pcie_evt -l K PMU   bench: like -b, then read the group again and again
+ *                       until killed (a steady reader, as hwtel record is)
  *   pcie_evt -t PMU     one netlink TOTALS_GET of PMU; prints the entries
  */
 #define _GNU_SOURCE
@@ -32,7 +34,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define MAXEV 128
+#define MAXEV 256	/* the driver's largest group */
 
 static const char *const kinds[] = {
 	NULL, "pcie_cycles", "dma_cycles", "words", "stall", "frames",
@@ -114,13 +116,17 @@ static long long stats_get(const char *pmu, const char *key)
 	return v;
 }
 
-static int bench(const char *pmu, int k)
+static int bench(const char *pmu, int k, int loop)
 {
 	struct perf_event_attr attr;
 	uint64_t buf[1 + MAXEV];
 	char path[256];
 	int fd[MAXEV], i, type, cpu;
 
+	if (k < 1 || k > MAXEV) {
+		fprintf(stderr, "pcie_evt: -b takes 1..%d counters\n", MAXEV);
+		return 2;
+	}
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
 	if (read_int(path, "%d", &type))
 		return 2;
@@ -147,6 +153,10 @@ static int bench(const char *pmu, int k)
 		return perror("read"), 2;
 	printf("%d %lld %lld %lld\n", k, stats_get(pmu, "reads"),
 	       stats_get(pmu, "writes"), stats_get(pmu, "snapshots"));
+	fflush(stdout);
+	while (loop)
+		if (read(fd[0], buf, sizeof(buf)) < 0)
+			return perror("read"), 2;
 	for (i = 0; i < k; i++)
 		close(fd[i]);
 	return 0;
@@ -229,7 +239,9 @@ int main(int argc, char **argv)
 	int inj;
 
 	if (argc == 4 && !strcmp(argv[1], "-b"))
-		return bench(argv[3], atoi(argv[2]));
+		return bench(argv[3], atoi(argv[2]), 0);
+	if (argc == 4 && !strcmp(argv[1], "-l"))
+		return bench(argv[3], atoi(argv[2]), 1);
 	if (argc == 3 && !strcmp(argv[1], "-t"))
 		return nl_totals(argv[2]);
 	if (argc > 1 && !strcmp(argv[1], "-g")) {
