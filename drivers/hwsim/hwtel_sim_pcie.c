@@ -372,6 +372,7 @@ struct tlm_pdata {
 
 struct tlm_stats {
 	u64 reads, writes, snapshots, clears;
+	u64 irqoff_reads;	/* counter window reads made with interrupts off */
 };
 
 struct tlm_sim {
@@ -911,10 +912,13 @@ static struct tlm_sim *tlm_from_io(struct hwtel_sim_io *io)
 static u64 tlm_io_read(struct hwtel_sim_io *io, u32 off, unsigned int size)
 {
 	struct tlm_sim *sim = tlm_from_io(io);
+	bool irqoff = irqs_disabled();
 	unsigned long irqflags;
 	u64 now, v;
 
 	raw_spin_lock_irqsave(&sim->lock, irqflags);
+	if (irqoff && off >= TLM_CNT_BASE)
+		sim->stats.irqoff_reads += size / 4;
 	now = ktime_get_ns();
 	tlm_advance(sim, now);
 	v = tlm_reg_read(sim, off, now);
@@ -1555,15 +1559,15 @@ static ssize_t tlm_stats_read(struct file *file, char __user *ubuf, size_t len,
 	struct tlm_sim *sim = file_inode(file)->i_private;
 	unsigned long irqflags;
 	struct tlm_stats st;
-	char buf[128];
+	char buf[192];
 	int n;
 
 	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	st = sim->stats;
 	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	n = scnprintf(buf, sizeof(buf),
-		      "reads %llu\nwrites %llu\nsnapshots %llu\nclears %llu\n",
-		      st.reads, st.writes, st.snapshots, st.clears);
+		      "reads %llu\nwrites %llu\nsnapshots %llu\nclears %llu\nirqoff_reads %llu\n",
+		      st.reads, st.writes, st.snapshots, st.clears, st.irqoff_reads);
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
 

@@ -172,7 +172,7 @@ tap_eq "flags: unknown rejected" "$EINVAL" "$(m_wr flags lost)"
 
 # --- 2. registers through mmio ---------------------------------------------
 tap_eq "stats reset" ok "$(m_wr stats 0)"
-tap_eq "stats zero" "reads 0 writes 0 snapshots 0 clears 0" \
+tap_eq "stats zero" "reads 0 writes 0 snapshots 0 clears 0 irqoff_reads 0" \
 	"$(m_stats)"
 tap_eq "MAGIC through mmio" 0x50544c4d "$(m_rd 0x0)"
 m_ww 0x0 0x1234
@@ -190,7 +190,7 @@ tap_eq "endpoint 1 registers read 0" "0x00000000 0x00000000 0x00000000" \
 	"$(m_rd 0x44) $(m_rd 0x84) $(m_rd 0xc4)"
 tap_eq "endpoint 0 registers" "0x0000026a 0x000a0032 0x00140014" \
 	"$(m_rd 0x40) $(m_rd 0x80) $(m_rd 0xc0)"
-tap_eq "stats count every access" "reads 13 writes 2 snapshots 0 clears 0" \
+tap_eq "stats count every access" "reads 13 writes 2 snapshots 0 clears 0 irqoff_reads 0" \
 	"$(m_stats)"
 
 m_wr set "words,ep=0,bus=0 0x123456789a" >/dev/null
@@ -246,7 +246,7 @@ m_ww 0x20 0xf
 tap_eq "all command bits at once" "0x00000000 0x00000000" \
 	"$(m_rd 0x24) $(m_rd 0x8008)"
 tap_eq "stats of the whole sequence" \
-	"reads 39 writes 12 snapshots 3 clears 4" \
+	"reads 39 writes 12 snapshots 3 clears 4 irqoff_reads 0" \
 	"$(m_stats)"
 tap_eq "mmio rejects unaligned offsets" "$EINVAL" "$(m_wr mmio 0x2)"
 tap_eq "mmio rejects offsets beyond the window" "$EINVAL" "$(m_wr mmio 0x10000)"

@@ -48,7 +48,7 @@ m_ww 0x28 0
 m_wr stats 0 >/dev/null
 m_ww 0x720 1
 tap_eq "COMMAND aliases too (SNAPSHOT through 0x720)" \
-	"reads 0 writes 1 snapshots 1 clears 0" "$(m_stats)"
+	"reads 0 writes 1 snapshots 1 clears 0 irqoff_reads 0" "$(m_stats)"
 
 # --- BUSY timing ---------------------------------------------------------------
 tap_eq "SNAPSHOT BUSY = (2 x $M_ENTRIES + 4) MI cycles at 125 MHz, ns" \
