@@ -105,6 +105,17 @@ struct ndk_tlm_entry {
 
 struct ndk_tlm_pcpu;
 
+#ifdef HWTEL_LAB
+/* Lab flavour: how long each function held ndk_tlm::lock (ndk_pcie_tlm_lab.c) */
+#define NDK_TLM_HOLD_SITES	32
+struct ndk_tlm_hold {
+	const char *site;	/* __func__ of the holder */
+	u64 max_ns;
+	u64 total_ns;
+	u64 count;
+};
+#endif
+
 /* Where an instance attached by PCI address sits (ndk_pcie_tlm_pci.c) */
 struct ndk_tlm_win {
 	char pci[32];		/* pci_name() of the function, "" if none */
@@ -130,6 +141,7 @@ struct ndk_tlm {
 	u64 snap_ns;		/* CLOCK_MONOTONIC of the last SNAPSHOT */
 	u32 flags_seen;		/* STATUS flags already notified */
 	bool pending;		/* a SNAPSHOT timed out, its copy is awaited */
+	unsigned int fold_excl;	/* the control plane folds exclusively */
 	bool pending_own;	/* the flush under way wrote that SNAPSHOT */
 	bool migrating;		/* the owner CPU is moving */
 	bool dead;		/* the device is gone: no hardware access */
@@ -155,7 +167,63 @@ struct ndk_tlm {
 	unsigned int cpu;
 	struct hlist_node node;
 	struct list_head list;	/* on the control plane's instance list */
+#ifdef HWTEL_LAB
+	struct ndk_tlm_hold hold[NDK_TLM_HOLD_SITES];	/* under @lock */
+	struct dentry *dbg;
+#endif
 };
+
+/*
+ * ndk_tlm::lock, taken with interrupts off. In the lab flavour every hold
+ * is also timed per function, for make bench (debugfs
+ * ndk_pcie_tlm/<pmu>/lock_hold); in the hardware flavour these are the plain
+ * raw spinlock calls.
+ */
+#ifdef HWTEL_LAB
+void ndk_tlm_hold_begin(void);
+void ndk_tlm_hold_end(struct ndk_tlm *tlm, const char *site);
+void ndk_tlm_lab_add(struct ndk_tlm *tlm);
+void ndk_tlm_lab_del(struct ndk_tlm *tlm);
+void ndk_tlm_lab_init(void);
+void ndk_tlm_lab_exit(void);
+#else
+static inline void ndk_tlm_hold_begin(void) { }
+static inline void ndk_tlm_hold_end(struct ndk_tlm *tlm, const char *site) { }
+static inline void ndk_tlm_lab_add(struct ndk_tlm *tlm) { }
+static inline void ndk_tlm_lab_del(struct ndk_tlm *tlm) { }
+static inline void ndk_tlm_lab_init(void) { }
+static inline void ndk_tlm_lab_exit(void) { }
+#endif
+
+#define ndk_tlm_lock_irqsave(tlm, flags)				\
+	do {								\
+		raw_spin_lock_irqsave(&(tlm)->lock, flags);		\
+		ndk_tlm_hold_begin();					\
+	} while (0)
+#define ndk_tlm_lock_irq(tlm)						\
+	do {								\
+		raw_spin_lock_irq(&(tlm)->lock);			\
+		ndk_tlm_hold_begin();					\
+	} while (0)
+#define ndk_tlm_unlock_irqrestore(tlm, flags)				\
+	__ndk_tlm_unlock_irqrestore(tlm, flags, __func__)
+#define ndk_tlm_unlock_irq(tlm)	__ndk_tlm_unlock_irq(tlm, __func__)
+
+static inline void __ndk_tlm_unlock_irqrestore(struct ndk_tlm *tlm,
+					       unsigned long flags,
+					       const char *site)
+	__releases(&tlm->lock)
+{
+	ndk_tlm_hold_end(tlm, site);
+	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+}
+
+static inline void __ndk_tlm_unlock_irq(struct ndk_tlm *tlm, const char *site)
+	__releases(&tlm->lock)
+{
+	ndk_tlm_hold_end(tlm, site);
+	raw_spin_unlock_irq(&tlm->lock);
+}
 
 /* Instances on a mapped window, for every binding path */
 struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,

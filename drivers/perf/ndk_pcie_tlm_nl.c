@@ -40,6 +40,16 @@ void ndk_tlm_nl_del(struct ndk_tlm *tlm)
 	mutex_unlock(&ndk_tlm_list_lock);
 }
 
+/* why a whole-window read (ndk_tlm_totals(), a clear) failed */
+static void ndk_tlm_fold_err(struct netlink_ext_ack *extack, int ret)
+{
+	if (ret == -EAGAIN)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "events were started or stopped during every try of the read, try again");
+	else
+		NL_SET_ERR_MSG_MOD(extack, "hardware SNAPSHOT did not complete");
+}
+
 bool ndk_tlm_nl_listening(void)
 {
 	return genl_has_listeners(&ndk_tlm_family, &init_net,
@@ -294,7 +304,7 @@ static int ndk_tlm_fill_totals(struct sk_buff *skb, struct ndk_tlm *tlm,
 		return -ENOMEM;
 	ret = ndk_tlm_totals(tlm, vals, &ts);
 	if (ret) {
-		NL_SET_ERR_MSG_MOD(extack, "hardware SNAPSHOT did not complete");
+		ndk_tlm_fold_err(extack, ret);
 		goto out;
 	}
 	/* sized for all entries: one message */
@@ -444,8 +454,7 @@ static int ndk_tlm_totals_dumpit(struct sk_buff *skb, struct netlink_callback *c
 			}
 			ret = ndk_tlm_totals(tlm, st->vals, &st->ts);
 			if (ret) {
-				NL_SET_ERR_MSG_MOD(cb->extack,
-						   "hardware SNAPSHOT did not complete");
+				ndk_tlm_fold_err(cb->extack, ret);
 				break;
 			}
 			st->flags = ndk_tlm_read_flags(tlm);
@@ -561,8 +570,7 @@ static int ndk_tlm_clear_doit(struct sk_buff *skb, struct genl_info *info)
 	} else {
 		ret = ndk_tlm_clear(tlm, what);
 		if (ret)
-			NL_SET_ERR_MSG_MOD(info->extack,
-					   "hardware SNAPSHOT did not complete");
+			ndk_tlm_fold_err(info->extack, ret);
 	}
 	mutex_unlock(&ndk_tlm_list_lock);
 	return ret;

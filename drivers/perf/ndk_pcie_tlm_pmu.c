@@ -118,7 +118,8 @@ MODULE_PARM_DESC(busy_timeout_us, "Longest wait for STATUS.BUSY to fall after SN
 
 enum ndk_tlm_op {
 	TLM_OP_START,
-	TLM_OP_UPDATE,
+	TLM_OP_UPDATE,		/* pmu->read of a running event */
+	TLM_OP_STOP,		/* the update of pmu->stop */
 	TLM_OP_LATE_START,	/* deferred start: base at the next SNAPSHOT */
 };
 
@@ -257,7 +258,8 @@ static void ndk_tlm_defer(struct ndk_tlm *tlm, struct perf_event *event,
 		for (i = tlm->ndefer - 1; i >= 0; i--)
 			if (tlm->defer_ev[i] == event)
 				break;
-		if (i >= 0 && tlm->defer_op[i] == TLM_OP_UPDATE) {
+		if (i >= 0 && (tlm->defer_op[i] == TLM_OP_UPDATE ||
+			       tlm->defer_op[i] == TLM_OP_STOP)) {
 			tlm->ndefer--;
 			memmove(&tlm->defer_ev[i], &tlm->defer_ev[i + 1],
 				(tlm->ndefer - i) * sizeof(tlm->defer_ev[0]));
@@ -283,7 +285,7 @@ static void ndk_tlm_undefer(struct ndk_tlm *tlm, struct perf_event *event)
 	unsigned long flags;
 	unsigned int i, n = 0;
 
-	raw_spin_lock_irqsave(&tlm->lock, flags);
+	ndk_tlm_lock_irqsave(tlm, flags);
 	for (i = 0; i < tlm->ndefer; i++) {
 		if (tlm->defer_ev[i] == event)
 			continue;
@@ -291,24 +293,64 @@ static void ndk_tlm_undefer(struct ndk_tlm *tlm, struct perf_event *event)
 		tlm->defer_op[n++] = tlm->defer_op[i];
 	}
 	tlm->ndefer = n;
-	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	ndk_tlm_unlock_irqrestore(tlm, flags);
+}
+
+/* Entry @i of the snapshot copy, masked to the counter width */
+static u64 ndk_tlm_read_entry(struct ndk_tlm *tlm, u32 i)
+{
+	u32 off = tlm->lay.cnt_base + 8 * i;
+	u64 raw;
+
+	raw = hwtel_readl(&tlm->io, off);
+	raw |= (u64)hwtel_readl(&tlm->io, off + 4) << 32;
+	return raw & tlm->cnt_mask;
+}
+
+/* Fold @raw, entry @i of snapshot @gen, into its 64-bit total. */
+static void ndk_tlm_entry_fold(struct ndk_tlm *tlm, u32 i, u64 raw, u32 gen)
+{
+	struct ndk_tlm_entry *e = &tlm->entries[i];
+
+	if (e->gen == gen)
+		return;
+	e->acc += (raw - e->last_raw) & tlm->cnt_mask;
+	e->last_raw = raw;
+	e->gen = gen;
 }
 
 /* Fold entry @i of the current snapshot into its 64-bit total. */
 static void ndk_tlm_entry_update(struct ndk_tlm *tlm, u32 i)
 {
-	struct ndk_tlm_entry *e = &tlm->entries[i];
-	u32 off = tlm->lay.cnt_base + 8 * i;
-	u64 raw;
-
-	if (e->gen == tlm->gen)
+	if (tlm->entries[i].gen == tlm->gen)
 		return;
-	raw = hwtel_readl(&tlm->io, off);
-	raw |= (u64)hwtel_readl(&tlm->io, off + 4) << 32;
-	raw &= tlm->cnt_mask;
-	e->acc += (raw - e->last_raw) & tlm->cnt_mask;
-	e->last_raw = raw;
-	e->gen = tlm->gen;
+	ndk_tlm_entry_fold(tlm, i, ndk_tlm_read_entry(tlm, i), tlm->gen);
+}
+
+/*
+ * Read entries [@i, @end) of the snapshot copy with interrupts on and
+ * without the lock, then fold them under the lock if the copy is still the
+ * one of snapshot @gen (no SNAPSHOT completed or pending since). Without the
+ * lock only the control plane and the poller read this way: the device is
+ * not removed under them (removal takes the control plane's instance off
+ * its list and cancels the poller before @dead).
+ */
+static void ndk_tlm_read_chunk(struct ndk_tlm *tlm, u32 i, u32 end, u64 *raw)
+{
+	for (; i < end; i++)
+		*raw++ = ndk_tlm_read_entry(tlm, i);
+}
+
+static bool ndk_tlm_fold_chunk(struct ndk_tlm *tlm, u32 i, u32 end,
+			       const u64 *raw, u32 gen)
+{
+	lockdep_assert_held(&tlm->lock);
+
+	if (tlm->gen != gen || tlm->pending)
+		return false;
+	for (; i < end; i++)
+		ndk_tlm_entry_fold(tlm, i, *raw++, gen);
+	return true;
 }
 
 /* Fold every entry under the lock (probe, CLEAR: short or rare). */
@@ -325,69 +367,71 @@ static int ndk_tlm_update_all(struct ndk_tlm *tlm)
 	return 0;
 }
 
-#define TLM_FOLD_CHUNK	64
-#define TLM_FOLD_TRIES	4
+#define TLM_FOLD_CHUNK		32
+#define TLM_FOLD_TRIES		4	/* then the fold is exclusive */
+#define TLM_FOLD_EXCL_TRIES	8	/* then -EAGAIN */
 
 /*
  * Fold every entry from one SNAPSHOT with interrupts off only for the
- * handshake and for one chunk of entries at a time. Someone else's SNAPSHOT
- * in between (a perf read) changes the generation: start again, and after
- * a few tries fold the rest under the lock at once. @vals, when given, gets
- * acc - base of every entry, all of the same instant.
+ * handshake and the arithmetic of a chunk: each chunk of the window is read
+ * with interrupts on (ndk_tlm_read_chunk()) and folded only if no other
+ * SNAPSHOT came in between; else the fold starts again. After
+ * TLM_FOLD_TRIES tries the fold is exclusive: perf reads of running events
+ * are served from its snapshot instead of taking their own (ndk_tlm_flush())
+ * and the poller waits, so only starts and stops of events can still
+ * interrupt it; after TLM_FOLD_EXCL_TRIES more it gives up with -EAGAIN.
+ * @vals, when given, gets acc - base of every entry, all of the same instant.
+ * Callers: the control plane only (see ndk_tlm_read_chunk()).
  */
 static int ndk_tlm_fold_all(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns,
 			    bool rebase)
 {
-	u32 i, end, n = tlm->lay.entries_used, gen;
+	u32 i, j, end, n = tlm->lay.entries_used, gen;
+	u64 raw[TLM_FOLD_CHUNK];
 	unsigned long flags;
 	unsigned int tries;
-	int ret;
+	bool ok = false;
+	int ret = 0;
 
-	for (tries = 0; tries < TLM_FOLD_TRIES; tries++) {
-		raw_spin_lock_irqsave(&tlm->lock, flags);
+	for (tries = 0; tries < TLM_FOLD_TRIES + TLM_FOLD_EXCL_TRIES; tries++) {
+		ndk_tlm_lock_irqsave(tlm, flags);
+		if (tries == TLM_FOLD_TRIES)
+			tlm->fold_excl++;
 		ret = ndk_tlm_snapshot(tlm);
 		gen = tlm->gen;
-		raw_spin_unlock_irqrestore(&tlm->lock, flags);
+		ndk_tlm_unlock_irqrestore(tlm, flags);
 		if (ret)
-			return ret;
+			break;
+		ok = !n;
 		for (i = 0; i < n; i = end) {
 			end = min(i + TLM_FOLD_CHUNK, n);
-			raw_spin_lock_irqsave(&tlm->lock, flags);
-			if (tlm->gen != gen) {
-				raw_spin_unlock_irqrestore(&tlm->lock, flags);
-				break;
-			}
-			for (; i < end; i++) {
-				ndk_tlm_entry_update(tlm, i);
+			ndk_tlm_read_chunk(tlm, i, end, raw);
+			ndk_tlm_lock_irqsave(tlm, flags);
+			ok = ndk_tlm_fold_chunk(tlm, i, end, raw, gen);
+			for (j = i; ok && j < end; j++) {
 				if (rebase)
-					tlm->entries[i].base = tlm->entries[i].acc;
+					tlm->entries[j].base = tlm->entries[j].acc;
 				if (vals)
-					vals[i] = tlm->entries[i].acc -
-						  tlm->entries[i].base;
+					vals[j] = tlm->entries[j].acc -
+						  tlm->entries[j].base;
 			}
-			if (i == n && snap_ns)
+			if (ok && end == n && snap_ns)
 				*snap_ns = tlm->snap_ns;
-			raw_spin_unlock_irqrestore(&tlm->lock, flags);
+			ndk_tlm_unlock_irqrestore(tlm, flags);
+			if (!ok)
+				break;
 		}
-		if (i == n)
-			return 0;
+		if (ok)
+			break;
+		ret = -EAGAIN;
 	}
-	raw_spin_lock_irqsave(&tlm->lock, flags);
-	ret = ndk_tlm_update_all(tlm);
-	for (i = 0; !ret && i < n; i++) {
-		if (rebase)
-			tlm->entries[i].base = tlm->entries[i].acc;
-		if (vals)
-			vals[i] = tlm->entries[i].acc - tlm->entries[i].base;
+	if (tries >= TLM_FOLD_TRIES) {
+		ndk_tlm_lock_irqsave(tlm, flags);
+		tlm->fold_excl--;
+		ndk_tlm_unlock_irqrestore(tlm, flags);
 	}
-	if (!ret && snap_ns)
-		*snap_ns = tlm->snap_ns;
-	raw_spin_unlock_irqrestore(&tlm->lock, flags);
 	return ret;
 }
-
-/* ------------------------------------------------------------------ */
-/* control plane helpers                                              */
 
 int ndk_tlm_totals(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns)
 {
@@ -429,11 +473,11 @@ int ndk_tlm_clear(struct ndk_tlm *tlm, u32 what)
 	if (!cmd)
 		return 0;
 
-	raw_spin_lock_irqsave(&tlm->lock, flags);
+	ndk_tlm_lock_irqsave(tlm, flags);
 	hwtel_writel(&tlm->io, cmd, NDK_TLM_COMMAND);
 	if (cmd & NDK_TLM_CMD_CLEAR_FLAGS)
 		tlm->flags_seen = 0;
-	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	ndk_tlm_unlock_irqrestore(tlm, flags);
 	return 0;
 }
 
@@ -447,11 +491,11 @@ void ndk_tlm_read_ep(struct ndk_tlm *tlm, u32 ep, struct ndk_tlm_ep_state *st)
 {
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&tlm->lock, flags);
+	ndk_tlm_lock_irqsave(tlm, flags);
 	st->status = hwtel_readl(&tlm->io, NDK_TLM_PCIE_STATUS(ep));
 	st->tags = hwtel_readl(&tlm->io, NDK_TLM_PCIE_TAGS(ep));
 	st->stfifo = hwtel_readl(&tlm->io, NDK_TLM_PCIE_STFIFO(ep));
-	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	ndk_tlm_unlock_irqrestore(tlm, flags);
 }
 
 /* ------------------------------------------------------------------ */
@@ -483,6 +527,16 @@ static void ndk_tlm_apply(struct ndk_tlm *tlm, struct perf_event *event,
 	local64_set(&hwc->prev_count, e->acc);
 }
 
+static bool ndk_tlm_reads_only(const struct ndk_tlm_pcpu *pc)
+{
+	unsigned int i;
+
+	for (i = 0; i < pc->n; i++)
+		if (pc->op[i] != TLM_OP_UPDATE)
+			return false;
+	return true;
+}
+
 /* Serve the queued operations of this CPU from one snapshot. */
 static int ndk_tlm_flush(struct ndk_tlm *tlm, struct ndk_tlm_pcpu *pc)
 {
@@ -493,17 +547,25 @@ static int ndk_tlm_flush(struct ndk_tlm *tlm, struct ndk_tlm_pcpu *pc)
 	if (!pc->n)
 		return 0;
 
-	raw_spin_lock_irqsave(&tlm->lock, flags);
+	ndk_tlm_lock_irqsave(tlm, flags);
 	if (tlm->dead) {
 		/* the device is gone: counts stay where they are */
-		raw_spin_unlock_irqrestore(&tlm->lock, flags);
+		ndk_tlm_unlock_irqrestore(tlm, flags);
 		pc->n = 0;
 		return -ENODEV;
 	}
-	ret = ndk_tlm_snapshot(tlm);
+	/*
+	 * While the control plane folds the whole window exclusively, reads
+	 * of running events come from its snapshot: the same instant for the
+	 * group, their counts exact up to it and caught up by the next read.
+	 * Starts and stops always take their own.
+	 */
+	ret = 0;
+	if (!tlm->fold_excl || tlm->pending || !ndk_tlm_reads_only(pc))
+		ret = ndk_tlm_snapshot(tlm);
 	for (i = 0; i < pc->n; i++)
 		ndk_tlm_apply(tlm, pc->ev[i], pc->op[i], !ret);
-	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	ndk_tlm_unlock_irqrestore(tlm, flags);
 	pc->n = 0;
 	return ret;
 }
@@ -616,7 +678,7 @@ static void ndk_tlm_stop(struct perf_event *event, int flags)
 	if (READ_ONCE(tlm->migrating))
 		hwc->flags |= TLM_F_MOVED;
 	if (flags & PERF_EF_UPDATE)
-		ndk_tlm_queue(tlm, event, TLM_OP_UPDATE);
+		ndk_tlm_queue(tlm, event, TLM_OP_STOP);
 	hwc->state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
@@ -754,9 +816,9 @@ static void ndk_tlm_event_destroy(struct perf_event *event)
 	 */
 	wait_var_event(&tlm->migrating, !READ_ONCE(tlm->migrating));
 	ndk_tlm_undefer(tlm, event);
-	raw_spin_lock_irqsave(&tlm->lock, flags);
+	ndk_tlm_lock_irqsave(tlm, flags);
 	last = !--tlm->nr_events && tlm->dead;
-	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	ndk_tlm_unlock_irqrestore(tlm, flags);
 	hwtel_io_put(&tlm->io);
 	if (last)
 		schedule_delayed_work(&tlm->gone, TLM_GONE_DELAY);
@@ -782,14 +844,14 @@ static int ndk_tlm_event_init(struct perf_event *event)
 		return -EINVAL;
 	if (!hwtel_io_get(&tlm->io))
 		return -ENODEV;
-	raw_spin_lock_irq(&tlm->lock);
+	ndk_tlm_lock_irq(tlm);
 	if (tlm->dead) {
-		raw_spin_unlock_irq(&tlm->lock);
+		ndk_tlm_unlock_irq(tlm);
 		hwtel_io_put(&tlm->io);
 		return -ENODEV;
 	}
 	tlm->nr_events++;
-	raw_spin_unlock_irq(&tlm->lock);
+	ndk_tlm_unlock_irq(tlm);
 
 	event->cpu = tlm->cpu;
 	event->hw.idx = entry;
@@ -803,29 +865,42 @@ static int ndk_tlm_event_init(struct perf_event *event)
 /* poller: keeps every entry within one wrap, reports new STATUS flags */
 
 /*
- * Bring every entry within one wrap. Interrupts stay off for one chunk of
- * entries at a time only: an entry read after someone else's newer SNAPSHOT
- * simply takes that one, its total still moves forward in time.
+ * Bring every entry within one wrap. The window is read with interrupts on
+ * (ndk_tlm_read_chunk()); a chunk whose copy changed before it was folded is
+ * read again from the newer snapshot, a few times, as its total only has to
+ * move forward in time. An exclusive fold of the control plane (which
+ * folds every entry itself) is left alone: this poll is skipped.
  */
-#define TLM_POLL_CHUNK	64
+#define TLM_POLL_CHUNK	TLM_FOLD_CHUNK
+#define TLM_POLL_TRIES	4
 
 static void ndk_tlm_poll_counters(struct ndk_tlm *tlm)
 {
-	u32 i, end, n = tlm->lay.entries_used;
+	u32 i, end, n = tlm->lay.entries_used, gen;
+	u64 raw[TLM_POLL_CHUNK];
 	unsigned long flags;
+	unsigned int tries;
+	bool ok;
 	int ret;
 
-	raw_spin_lock_irqsave(&tlm->lock, flags);
-	ret = ndk_tlm_snapshot(tlm);
-	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	ndk_tlm_lock_irqsave(tlm, flags);
+	ret = tlm->fold_excl ? -EBUSY : ndk_tlm_snapshot(tlm);
+	gen = tlm->gen;
+	ndk_tlm_unlock_irqrestore(tlm, flags);
 	if (ret)
 		return;
 	for (i = 0; i < n; i = end) {
 		end = min(i + TLM_POLL_CHUNK, n);
-		raw_spin_lock_irqsave(&tlm->lock, flags);
-		for (; i < end; i++)
-			ndk_tlm_entry_update(tlm, i);
-		raw_spin_unlock_irqrestore(&tlm->lock, flags);
+		for (tries = 0; tries < TLM_POLL_TRIES; tries++) {
+			ndk_tlm_read_chunk(tlm, i, end, raw);
+			ndk_tlm_lock_irqsave(tlm, flags);
+			ok = ndk_tlm_fold_chunk(tlm, i, end, raw, gen);
+			gen = tlm->gen;
+			ret = tlm->pending;
+			ndk_tlm_unlock_irqrestore(tlm, flags);
+			if (ok || ret)
+				break;
+		}
 	}
 }
 
@@ -864,11 +939,11 @@ static enum hrtimer_restart ndk_tlm_poll(struct hrtimer *t)
 
 	if (listening) {
 		if (!ktime_before(now, tlm->next_flags)) {
-			raw_spin_lock_irqsave(&tlm->lock, flags);
+			ndk_tlm_lock_irqsave(tlm, flags);
 			fl = ndk_tlm_read_flags(tlm);
 			new = fl & ~tlm->flags_seen;
 			tlm->flags_seen = fl;
-			raw_spin_unlock_irqrestore(&tlm->lock, flags);
+			ndk_tlm_unlock_irqrestore(tlm, flags);
 			tlm->next_flags = ndk_tlm_grid_next(tlm->next_flags,
 							    now, tlm->tick_ns);
 		}
@@ -1267,14 +1342,15 @@ static void ndk_tlm_unregister(struct ndk_tlm *tlm)
 {
 	bool busy;
 
+	ndk_tlm_lab_del(tlm);
 	ndk_tlm_nl_del(tlm);
 	hrtimer_cancel(&tlm->poller);
 	cpuhp_state_remove_instance_nocalls(ndk_tlm_hp_state, &tlm->node);
 	mutex_lock(&ndk_tlm_dead_lock);
-	raw_spin_lock_irq(&tlm->lock);
+	ndk_tlm_lock_irq(tlm);
 	tlm->dead = true;
 	busy = tlm->nr_events;
-	raw_spin_unlock_irq(&tlm->lock);
+	ndk_tlm_unlock_irq(tlm);
 	if (busy) {
 		dev_info(tlm->dev, "%s: device removed with events open, counts frozen until they are closed\n",
 			 tlm->name);
@@ -1313,10 +1389,10 @@ static int ndk_tlm_reap(struct device *dev, const char *name)
 	list_for_each_entry(old, &ndk_tlm_dead, dead_node) {
 		if (old->unregistered || strcmp(old->name, name))
 			continue;
-		raw_spin_lock_irq(&old->lock);
+		ndk_tlm_lock_irq(old);
 		if (old->nr_events)
 			ret = -EBUSY;
-		raw_spin_unlock_irq(&old->lock);
+		ndk_tlm_unlock_irq(old);
 		if (ret) {
 			dev_err(dev, "%s: events of the removed device are still open\n",
 				name);
@@ -1411,10 +1487,10 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 
 	/* the window shows the snapshot copy; start from what it holds */
 	hwtel_writel(&tlm->io, 0, NDK_TLM_READ_SEL);
-	raw_spin_lock_irqsave(&tlm->lock, flags);
+	ndk_tlm_lock_irqsave(tlm, flags);
 	tlm->gen = 1;
 	ret = ndk_tlm_update_all(tlm);
-	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	ndk_tlm_unlock_irqrestore(tlm, flags);
 	if (ret) {
 		dev_err(dev, "first SNAPSHOT did not complete\n");
 		ret = -EIO;
@@ -1478,6 +1554,7 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 	hrtimer_start(&tlm->poller, ktime_before(tlm->next_listen, tlm->next_poll) ?
 		      tlm->next_listen : tlm->next_poll, HRTIMER_MODE_ABS_SOFT);
 	ndk_tlm_nl_add(tlm);
+	ndk_tlm_lab_add(tlm);
 	/* from here ndk_tlm_destroy() owns @tlm */
 	tlm->registered = true;
 
@@ -1600,6 +1677,7 @@ static int __init ndk_tlm_init(void)
 	if (ret < 0)
 		return ret;
 	ndk_tlm_hp_state = ret;
+	ndk_tlm_lab_init();
 
 	ret = ndk_tlm_nl_init();
 	if (ret)
@@ -1617,6 +1695,7 @@ err_pci:
 err_nl:
 	ndk_tlm_nl_exit();
 err_hp:
+	ndk_tlm_lab_exit();
 	cpuhp_remove_multi_state(ndk_tlm_hp_state);
 	return ret;
 }
@@ -1636,6 +1715,7 @@ static void __exit ndk_tlm_exit(void)
 		ndk_tlm_free(tlm);
 	}
 	ndk_tlm_nl_exit();
+	ndk_tlm_lab_exit();
 	cpuhp_remove_multi_state(ndk_tlm_hp_state);
 }
 

@@ -682,6 +682,18 @@ TEST(totals_dump_largest_layout_4k)
 		EXPECT_EQ((uint64_t)i * 1000003ULL + (1ULL << 40), seen[i])
 			TH_LOG("entry %d", i);
 	reply_free(&r);
+
+	/*
+	 * Only the SNAPSHOT handshake runs with interrupts off: a dump and a
+	 * clear read all 4064 entries (2 words each) with interrupts on, and
+	 * so does the wrap poller (no event is open).
+	 */
+	ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "stats", "0"));
+	ASSERT_EQ(0, nl_xfer(sk, nl_req(fam, NDK_PCIE_TLM_CMD_TOTALS_GET, 1, NULL), &r));
+	reply_free(&r);
+	ASSERT_EQ(0, do_clear(sk, fam, NDK_PCIE_TLM_CLEAR_COUNTERS));
+	EXPECT_LE(2 * 2 * 4064LL, pcie_stat(PCIE_PMU, "reads"));
+	EXPECT_EQ(0, pcie_stat(PCIE_PMU, "irqoff_reads"));
 	nl_socket_free(sk);
 	pcie_unload();
 }

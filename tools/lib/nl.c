@@ -298,6 +298,9 @@ static int parse_totals(struct nlattr **tb, void *arg)
 	return 0;
 }
 
+/* tries of a whole-window read the driver gave up on with EAGAIN */
+#define HWTEL_NL_TRIES 3
+
 int hwtel_nl_totals(struct hwtel_nl *nl, const char *dev, uint64_t *totals,
 		    unsigned int n, unsigned int *used, uint64_t *ts_ns, uint32_t *flags)
 {
@@ -308,10 +311,22 @@ int hwtel_nl_totals(struct hwtel_nl *nl, const char *dev, uint64_t *totals,
 	 * A dump, not a do: the reply of the largest layout (16 x 255 entries,
 	 * about 49 KB) comes in messages that fit any receive buffer.
 	 */
-	memset(totals, 0, n * sizeof(*totals));
-	ret = request(nl, NDK_PCIE_TLM_CMD_TOTALS_GET, NULL, NULL, NULL, parse_totals, &t);
+	/*
+	 * EAGAIN: perf events of the device were started or stopped during
+	 * every try of the driver's one-snapshot read of the window; try again.
+	 */
+	for (int tries = 0; tries < HWTEL_NL_TRIES; tries++) {
+		memset(totals, 0, n * sizeof(*totals));
+		t.used = t.got = 0;
+		ret = request(nl, NDK_PCIE_TLM_CMD_TOTALS_GET, NULL, NULL, NULL, parse_totals, &t);
+		if (ret != -EAGAIN)
+			break;
+	}
 	if (!ret && (!t.used || t.got != t.used))
 		ret = t.used ? -EIO : -ENODEV;
+	if (ret == -EAGAIN)
+		return hwtel_err(ret, "control plane: TOTALS_GET of %s gave up: perf events of it were started or stopped during every try; try again",
+				 dev);
 	if (ret < 0)
 		return hwtel_err(ret, "control plane: TOTALS_GET of %s failed: %s", dev,
 				 strerror(-ret));
@@ -337,9 +352,16 @@ int hwtel_nl_clear(struct hwtel_nl *nl, const char *dev, unsigned int what)
 		v |= NDK_PCIE_TLM_CLEAR_FLAGS;
 	if (what & HWTEL_CLEAR_MARKS)
 		v |= NDK_PCIE_TLM_CLEAR_MARKS;
-	ret = request(nl, NDK_PCIE_TLM_CMD_CLEAR, dev, put_clear, &v, NULL, NULL);
+	for (int tries = 0; tries < HWTEL_NL_TRIES; tries++) {
+		ret = request(nl, NDK_PCIE_TLM_CMD_CLEAR, dev, put_clear, &v, NULL, NULL);
+		if (ret != -EAGAIN)
+			break;
+	}
 	if (ret == -EPERM || ret == -EACCES)
 		return hwtel_err(-EACCES, "clearing %s needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+				 dev);
+	if (ret == -EAGAIN)
+		return hwtel_err(ret, "control plane: CLEAR of %s gave up: perf events of it were started or stopped during every try; try again",
 				 dev);
 	if (ret < 0)
 		return hwtel_err(ret, "control plane: CLEAR of %s failed: %s", dev, strerror(-ret));

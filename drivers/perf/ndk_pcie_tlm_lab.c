@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NDK PCIE_TELEMETRY_MI perf PMU, lab flavour only: how long the driver
+ * keeps interrupts off. Every hold of ndk_tlm::lock is timed with
+ * local_clock() and kept per holding function, so that make bench can report
+ * the worst time with interrupts off of each path (the SNAPSHOT handshake,
+ * a chunk of a fold, a perf group read...). The hardware flavour does not
+ * build this file.
+ *
+ * debugfs ndk_pcie_tlm/<pmu>/lock_hold: one line per function,
+ * "<function> <max ns> <total ns> <holds>"; writing "0" forgets them.
+ */
+#include <linux/debugfs.h>
+#include <linux/percpu.h>
+#include <linux/sched/clock.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+
+#include "ndk_pcie_tlm.h"
+
+/* the lock is held with interrupts off and never nests: one start per CPU */
+static DEFINE_PER_CPU(u64, ndk_tlm_hold_t0);
+static struct dentry *ndk_tlm_dbg_root;
+
+void ndk_tlm_hold_begin(void)
+{
+	__this_cpu_write(ndk_tlm_hold_t0, local_clock());
+}
+
+void ndk_tlm_hold_end(struct ndk_tlm *tlm, const char *site)
+{
+	u64 dt = local_clock() - __this_cpu_read(ndk_tlm_hold_t0);
+	struct ndk_tlm_hold *h;
+	unsigned int i;
+
+	for (i = 0; i < NDK_TLM_HOLD_SITES; i++) {
+		h = &tlm->hold[i];
+		if (h->site == site || !h->site)
+			break;
+	}
+	if (i == NDK_TLM_HOLD_SITES)
+		return;
+	h->site = site;
+	h->max_ns = max(h->max_ns, dt);
+	h->total_ns += dt;
+	h->count++;
+}
+
+static int ndk_tlm_hold_show(struct seq_file *m, void *v)
+{
+	struct ndk_tlm_hold hold[NDK_TLM_HOLD_SITES];
+	struct ndk_tlm *tlm = m->private;
+	unsigned long flags;
+	unsigned int i;
+
+	/* not timed itself: a copy under the bare lock */
+	raw_spin_lock_irqsave(&tlm->lock, flags);
+	memcpy(hold, tlm->hold, sizeof(hold));
+	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	for (i = 0; i < NDK_TLM_HOLD_SITES && hold[i].site; i++)
+		seq_printf(m, "%s %llu %llu %llu\n", hold[i].site,
+			   hold[i].max_ns, hold[i].total_ns, hold[i].count);
+	return 0;
+}
+
+static int ndk_tlm_hold_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, ndk_tlm_hold_show, inode->i_private);
+}
+
+static ssize_t ndk_tlm_hold_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	struct ndk_tlm *tlm = file_inode(file)->i_private;
+	unsigned long flags;
+	char buf[4] = "";
+
+	if (len > sizeof(buf) - 1 || copy_from_user(buf, ubuf, len))
+		return -EINVAL;
+	if (strcmp(strim(buf), "0"))
+		return -EINVAL;
+	raw_spin_lock_irqsave(&tlm->lock, flags);
+	memset(tlm->hold, 0, sizeof(tlm->hold));
+	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	return len;
+}
+
+static const struct file_operations ndk_tlm_hold_fops = {
+	.owner = THIS_MODULE,
+	.open = ndk_tlm_hold_open,
+	.read = seq_read,
+	.write = ndk_tlm_hold_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+void ndk_tlm_lab_add(struct ndk_tlm *tlm)
+{
+	tlm->dbg = debugfs_create_dir(tlm->name, ndk_tlm_dbg_root);
+	debugfs_create_file("lock_hold", 0600, tlm->dbg, tlm,
+			    &ndk_tlm_hold_fops);
+}
+
+void ndk_tlm_lab_del(struct ndk_tlm *tlm)
+{
+	debugfs_remove_recursive(tlm->dbg);
+	tlm->dbg = NULL;
+}
+
+void ndk_tlm_lab_init(void)
+{
+	ndk_tlm_dbg_root = debugfs_create_dir("ndk_pcie_tlm", NULL);
+}
+
+void ndk_tlm_lab_exit(void)
+{
+	debugfs_remove_recursive(ndk_tlm_dbg_root);
+}
