@@ -371,6 +371,21 @@ static int ndk_tlm_update_all(struct ndk_tlm *tlm)
 #define TLM_FOLD_TRIES		4	/* then the fold is exclusive */
 #define TLM_FOLD_EXCL_TRIES	8	/* then -EAGAIN */
 
+/* The handshake of a whole-window fold (its own function for the lab's hold times) */
+static int ndk_tlm_fold_snapshot(struct ndk_tlm *tlm, bool excl, u32 *gen)
+{
+	unsigned long flags;
+	int ret;
+
+	ndk_tlm_lock_irqsave(tlm, flags);
+	if (excl)
+		tlm->fold_excl++;
+	ret = ndk_tlm_snapshot(tlm);
+	*gen = tlm->gen;
+	ndk_tlm_unlock_irqrestore(tlm, flags);
+	return ret;
+}
+
 /*
  * Fold every entry from one SNAPSHOT with interrupts off only for the
  * handshake and the arithmetic of a chunk: each chunk of the window is read
@@ -394,12 +409,7 @@ static int ndk_tlm_fold_all(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns,
 	int ret = 0;
 
 	for (tries = 0; tries < TLM_FOLD_TRIES + TLM_FOLD_EXCL_TRIES; tries++) {
-		ndk_tlm_lock_irqsave(tlm, flags);
-		if (tries == TLM_FOLD_TRIES)
-			tlm->fold_excl++;
-		ret = ndk_tlm_snapshot(tlm);
-		gen = tlm->gen;
-		ndk_tlm_unlock_irqrestore(tlm, flags);
+		ret = ndk_tlm_fold_snapshot(tlm, tries == TLM_FOLD_TRIES, &gen);
 		if (ret)
 			break;
 		ok = !n;

