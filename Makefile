@@ -10,6 +10,7 @@
 #   make dkms-source DESTDIR=D  the DKMS source tree in D/usr/src/hwtel-VERSION
 #   make deb                  Debian packages into build/deb/ (lintian clean)
 #   make deb-install-test     those packages unpacked with dpkg --root, checked, purged
+#   make check-packages       those packages installed here (root), DKMS, lab, purged
 #   make check-hwflavour      hardware flavour for 6.1/6.12 has no seam (nm/modinfo)
 #   make check-dkms           the real dkms builds the DKMS sources for 6.1/6.12
 #   make tools                hwtel, libhwtel, pmdahwtel and the selftest binaries
@@ -42,7 +43,7 @@ export O
 .PHONY: all modules modules_install clean deps lab-modules sparse checkpatch \
 	tools unit vmtest check demo bench linux-src fuzz stress install \
 	install-tools install-data \
-	dkms-source deb deb-install-test check-hwflavour check-dkms
+	dkms-source deb deb-install-test check-packages check-hwflavour check-dkms
 
 all: modules
 
@@ -94,6 +95,13 @@ dkms-source:
 # Debian packages from this tree (debian/), into $(O)/deb/.
 deb:
 	scripts/build-deb
+
+# The packages of make deb really installed on this machine (root): DKMS
+# builds for every lab kernel, a 6.1 and a 6.12 guest load the DKMS modules
+# and run the PMUs' real-path tests with the installed tool, then a purge
+# leaves the machine as it was (scripts/pkg-install-test).
+check-packages: lab-modules tools
+	scripts/pkg-install-test
 
 # The hardware flavour for 6.1 and 6.12 carries no seam (nm/modinfo).
 check-hwflavour:

@@ -271,7 +271,9 @@ kill -TERM "$EXP_PID"
 wait "$EXP_PID"
 tap_eq "the pcie exporter exits 0 on SIGTERM (systemctl stop), no temporary file left" \
 	"0 hwtel-pcie.prom" "$? $(ls "$T/tf")"
-L="pmu=\"$P\",endpoint=\"0\""
+L="device=\"$P\",endpoint=\"0\""
+# the DDR labels: the PMU and its controller, the MMIO base the name holds
+DL="device=\"$D\",controller=\"0x${D#mrvl_ddr_pmu_}\""
 exporter ddr "-e ddr_cam_read" || tap_diag "no first textfile: $(cat "$T/exp-ddr.err")"
 echo "ddr_ddr_reads 500" > "$DDR_DBG/inject"
 echo "ddr_ddr_writes 7" > "$DDR_DBG/inject"
@@ -282,20 +284,20 @@ wait "$EXP_PID"
 tap_eq "the ddr exporter exits 0 on SIGTERM" "0" "$?"
 printf '# HELP x_total a\n# TYPE x_total counter\nx_total{a="1"} 1\nx_total{a="1"} 2\n' > "$T/bad.prom"
 python3 "$FLEET/promcheck.py" "$T/tf/hwtel-pcie.prom" \
-	"hwtel_pcie_bus_cycles_total{$L,bus=\"RQ\",port=\"0\",event=\"words\"}=1000" \
-	"hwtel_pcie_bus_bytes_total{$L,bus=\"RQ\",port=\"0\"}=6400" \
-	"hwtel_pcie_bus_cycles_total{$L,bus=\"UP\",port=\"0\",event=\"stall\"}=77" \
-	"hwtel_pcie_bus_cycles_total{$L,bus=\"DOWN\",port=\"0\",event=\"stall\"}=0" \
+	"hwtel_pcie_bus_cycles_total{$L,bus=\"RQ\",event=\"words\"}=1000" \
+	"hwtel_pcie_bus_bytes_total{$L,bus=\"RQ\"}=6400" \
+	"hwtel_pcie_bus_cycles_total{$L,bus=\"UP0\",event=\"stall\"}=77" \
+	"hwtel_pcie_bus_cycles_total{$L,bus=\"DOWN0\",event=\"stall\"}=0" \
 	"hwtel_pcie_stop_cycles_total{$L,stream=\"DOWN\",event=\"mfb_stalled_to_dma\"}=9" \
 	"hwtel_pcie_low_cycles_total{$L,resource=\"tags\",band=\"<=1/2\"}=33" \
 	"hwtel_pcie_tags_free{$L}=200" "hwtel_pcie_stfifo_free_words{$L}=600" \
 	"hwtel_pcie_link_up{$L}=1" "hwtel_pcie_max_payload_bytes{$L}=512" \
-	"hwtel_pcie_flag{pmu=\"$P\",flag=\"lost_deltas\"}=0" \
+	"hwtel_pcie_flag{device=\"$P\",flag=\"lost_deltas\"}=0" \
 	-- "$T/tf/hwtel-ddr.prom" \
-	"hwtel_ddr_bytes_total{pmu=\"$D\",direction=\"read\"}=32000" \
-	"hwtel_ddr_bytes_total{pmu=\"$D\",direction=\"write\"}=448" \
-	"hwtel_ddr_events_total{pmu=\"$D\",event=\"ddr_cam_read\"}=42" \
-	"hwtel_ddr_event_running_ratio{pmu=\"$D\",event=\"ddr_cam_read\"}=1" \
+	"hwtel_ddr_bytes_total{$DL,direction=\"read\"}=32000" \
+	"hwtel_ddr_bytes_total{$DL,direction=\"write\"}=448" \
+	"hwtel_ddr_events_total{$DL,event=\"ddr_cam_read\"}=42" \
+	"hwtel_ddr_event_running_ratio{$DL,event=\"ddr_cam_read\"}=1" \
 	-- "$T/bad.prom" > "$T/prom.txt" 2>&1
 res()
 {

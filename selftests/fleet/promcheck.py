@@ -17,6 +17,12 @@ samples, a family's samples together, no series twice, values that are
 numbers (NaN, +Inf, -Inf allowed), counters named *_total and never
 negative, no other type named *_total, base units only (no milli/kilo/
 percent in a name), a newline at the end and no blank lines.
+
+And hwtel's label conventions (Documentation/admin-guide/hwtel-fleet.rst):
+every sample of a family has the same label names; every hwtel_pcie_* and
+hwtel_ddr_* sample has "device" (the PMU name), every hwtel_ddr_* one
+"controller", every hwtel_pcie_bus_* one "endpoint" and "bus"; none has
+the old "pmu" or "port".
 """
 import math
 import re
@@ -25,6 +31,10 @@ import sys
 NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*$")
 LABEL = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*$")
 TYPES = {"counter", "gauge", "histogram", "summary", "untyped"}
+# label names a family must have, by name prefix; names no family may use
+REQUIRED = (("hwtel_pcie_", {"device"}), ("hwtel_ddr_", {"device", "controller"}),
+            ("hwtel_pcie_bus_", {"endpoint", "bus"}))
+FORBIDDEN = {"pmu", "port"}
 NON_BASE = ("milli", "micro", "nano", "kilo", "mega", "giga", "percent",
             "_ms", "_us", "_ns", "_kb", "_mb", "_gb", "minutes", "hours")
 
@@ -143,6 +153,15 @@ def check(text):
         for bad in NON_BASE:
             if bad in name:
                 raise ValueError(f"{name}: not in base units ({bad})")
+        names = {tuple(k for k, _ in labels) for labels, _, _ in s}
+        if len(names) > 1:
+            raise ValueError(f"{name}: samples with different label names: {sorted(names)}")
+        have = set(next(iter(names)))
+        for prefix, need in REQUIRED:
+            if name.startswith(prefix) and not need <= have:
+                raise ValueError(f"{name}: no label {', '.join(sorted(need - have))}")
+        if name.startswith(("hwtel_pcie_", "hwtel_ddr_")) and have & FORBIDDEN:
+            raise ValueError(f"{name}: label {', '.join(sorted(have & FORBIDDEN))} (renamed)")
     for name in set(types) | set(helps):
         if name not in samples:
             raise ValueError(f"{name}: HELP/TYPE without samples")

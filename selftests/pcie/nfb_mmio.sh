@@ -15,7 +15,8 @@
 
 . "$(dirname "$0")/pcie_lib.sh"
 
-HW=$HWTEL_BUILD/tools/hwtel
+# the tool on PATH: the build's in the lab, /usr/bin/hwtel in the package test
+HW=$(command -v hwtel)
 T=$(mktemp -d)
 PCI=
 for d in /sys/bus/pci/devices/*; do

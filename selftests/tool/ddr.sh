@@ -106,7 +106,8 @@ import sys, os
 t = open(sys.argv[1]).read().splitlines()
 assert os.path.getsize(sys.argv[2]) == 0
 pmu = sys.argv[3]
-v = [l for l in t if l.startswith(f"hwtel_ddr_bytes_total{{pmu=\"{pmu}\",direction=\"read\"}} ")]
+ctl = "0x" + pmu[len("mrvl_ddr_pmu_"):]
+v = [l for l in t if l.startswith(f"hwtel_ddr_bytes_total{{device=\"{pmu}\",controller=\"{ctl}\",direction=\"read\"}} ")]
 assert v and int(v[0].split()[-1]) >= 64 * 1e6 * 0.5, v
 assert "# TYPE hwtel_ddr_bytes_total counter" in t
 ' "$T/ddr.prom" "$T/q.out" "$pmu"

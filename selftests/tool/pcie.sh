@@ -121,9 +121,9 @@ t = open(sys.argv[1]).read()
 assert os.path.getsize(sys.argv[2]) == 0, "-q printed a report"
 assert [f for f in os.listdir(os.path.dirname(sys.argv[1])) if ".tmp." in f] == [], "temp file left"
 pmu = sys.argv[3]
-for line in (f"hwtel_pcie_bus_bytes_total{{pmu=\"{pmu}\",endpoint=\"0\",bus=\"RQ\",port=\"0\"}} 3200",
-             f"hwtel_pcie_bus_cycles_total{{pmu=\"{pmu}\",endpoint=\"0\",bus=\"RQ\",port=\"0\",event=\"words\"}} 1000",
-             f"hwtel_pcie_low_cycles_total{{pmu=\"{pmu}\",endpoint=\"0\",resource=\"stfifo\",band=\"rest\"}} 44"):
+for line in (f"hwtel_pcie_bus_bytes_total{{device=\"{pmu}\",endpoint=\"0\",bus=\"RQ\"}} 3200",
+             f"hwtel_pcie_bus_cycles_total{{device=\"{pmu}\",endpoint=\"0\",bus=\"RQ\",event=\"words\"}} 1000",
+             f"hwtel_pcie_low_cycles_total{{device=\"{pmu}\",endpoint=\"0\",resource=\"stfifo\",band=\"rest\"}} 44"):
     assert line in t.splitlines(), line
 for l in t.splitlines():
     if l.startswith("# TYPE") and l.endswith(" counter"):

@@ -703,47 +703,73 @@ int hwtel_ddr_format_csv(FILE *f, const struct hwtel_ddr_data *d, double seconds
 	return ferror(f) ? -EIO : 0;
 }
 
+/*
+ * The labels of a DSS PMU: device, its PMU name, and controller, the MMIO
+ * base of its DDR controller (one region per controller), which the PMU
+ * name holds in hex after the prefix; a PMU named otherwise is its own
+ * controller name.
+ */
+static const char *prom_labels(const struct hwtel_ddr_data *d, char *buf, size_t len)
+{
+	const char *base = d->pmu;
+	size_t pl = strlen(HWTEL_DDR_PMU_PREFIX);
+
+	if (!strncmp(base, HWTEL_DDR_PMU_PREFIX, pl) && base[pl] &&
+	    strspn(base + pl, "0123456789abcdef") == strlen(base + pl))
+		snprintf(buf, len, "device=\"%s\",controller=\"0x%s\"", d->pmu, base + pl);
+	else
+		snprintf(buf, len, "device=\"%s\",controller=\"%s\"", d->pmu, d->pmu);
+	return buf;
+}
+
 int hwtel_ddr_format_prom(FILE *f, const struct hwtel_ddr_data *cum,
 			  const struct hwtel_ddr_data *d, unsigned int n, double seconds)
 {
+	char lbl[2 * HWTEL_NAME_MAX + 40];
 	unsigned int k, i;
 
 	fputs("# HELP hwtel_ddr_bytes_total Bytes moved by DDR reads and writes (fixed counters x 64 B).\n"
 	      "# TYPE hwtel_ddr_bytes_total counter\n", f);
 	for (k = 0; k < n; k++) {
-		fprintf(f, "hwtel_ddr_bytes_total{pmu=\"%s\",direction=\"read\"} %llu\n", cum[k].pmu,
+		prom_labels(&cum[k], lbl, sizeof(lbl));
+		fprintf(f, "hwtel_ddr_bytes_total{%s,direction=\"read\"} %llu\n", lbl,
 			(unsigned long long)(cum[k].reads * HWTEL_DDR_BURST_BYTES));
-		fprintf(f, "hwtel_ddr_bytes_total{pmu=\"%s\",direction=\"write\"} %llu\n", cum[k].pmu,
+		fprintf(f, "hwtel_ddr_bytes_total{%s,direction=\"write\"} %llu\n", lbl,
 			(unsigned long long)(cum[k].writes * HWTEL_DDR_BURST_BYTES));
 	}
 	fputs("# HELP hwtel_ddr_events_total Generic DSS events (scaled by perf when multiplexed).\n"
 	      "# TYPE hwtel_ddr_events_total counter\n", f);
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
+		prom_labels(&cum[k], lbl, sizeof(lbl));
 		for (i = 0; i < cum[k].nevents; i++) {
 			double v;
 
 			if (hwtel_ddr_value(&cum[k], cum[k].events[i].name, &v, NULL))
-				fprintf(f, "hwtel_ddr_events_total{pmu=\"%s\",event=\"%s\"} %.0f\n",
-					cum[k].pmu, cum[k].events[i].name, v);
+				fprintf(f, "hwtel_ddr_events_total{%s,event=\"%s\"} %.0f\n",
+					lbl, cum[k].events[i].name, v);
 		}
+	}
 	fputs("# HELP hwtel_ddr_event_running_ratio Share of the time an event was counted (1 = exact).\n"
 	      "# TYPE hwtel_ddr_event_running_ratio gauge\n", f);
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
+		prom_labels(&cum[k], lbl, sizeof(lbl));
 		for (i = 0; i < cum[k].nevents; i++) {
 			const struct hwtel_ddr_event *e = &cum[k].events[i];
 
-			fprintf(f, "hwtel_ddr_event_running_ratio{pmu=\"%s\",event=\"%s\"} %.6f\n",
-				cum[k].pmu, e->name,
+			fprintf(f, "hwtel_ddr_event_running_ratio{%s,event=\"%s\"} %.6f\n",
+				lbl, e->name,
 				e->enabled ? (double)e->running / (double)e->enabled : 0.0);
 		}
+	}
 	if (d && seconds > 0) {
 		fputs("# HELP hwtel_ddr_bandwidth_bytes_per_second DDR bandwidth over the last interval.\n"
 		      "# TYPE hwtel_ddr_bandwidth_bytes_per_second gauge\n", f);
 		for (k = 0; k < n; k++) {
-			fprintf(f, "hwtel_ddr_bandwidth_bytes_per_second{pmu=\"%s\",direction=\"read\"} %.9g\n",
-				d[k].pmu, (double)d[k].reads * 64 / seconds);
-			fprintf(f, "hwtel_ddr_bandwidth_bytes_per_second{pmu=\"%s\",direction=\"write\"} %.9g\n",
-				d[k].pmu, (double)d[k].writes * 64 / seconds);
+			prom_labels(&d[k], lbl, sizeof(lbl));
+			fprintf(f, "hwtel_ddr_bandwidth_bytes_per_second{%s,direction=\"read\"} %.9g\n",
+				lbl, (double)d[k].reads * 64 / seconds);
+			fprintf(f, "hwtel_ddr_bandwidth_bytes_per_second{%s,direction=\"write\"} %.9g\n",
+				lbl, (double)d[k].writes * 64 / seconds);
 		}
 	}
 	return ferror(f) ? -EIO : 0;

@@ -689,6 +689,19 @@ static void prom_double(FILE *f, double v)
 		fprintf(f, "%.9g\n", v);
 }
 
+/*
+ * The bus label: RQ and RC (the PCIe side of the endpoint), UP<port> and
+ * DOWN<port> for the DMA buses (UP0, DOWN0, ...), unique in the endpoint.
+ */
+static const char *prom_bus(const struct hwtel_pcie_bus *bus, char *buf, size_t len)
+{
+	if (bus->kind >= HWTEL_BUS_UP)
+		snprintf(buf, len, "%s%u", hwtel_pcie_bus_tag(bus->kind), bus->port);
+	else
+		snprintf(buf, len, "%s", hwtel_pcie_bus_tag(bus->kind));
+	return buf;
+}
+
 int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
 			   const struct hwtel_pcie_data *d, double seconds)
 {
@@ -712,9 +725,9 @@ int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
 			const struct hwtel_pcie_ep *ep = &cum->endpoints[e];
 
 			if (k == 0) {
-				fprintf(f, "%s{pmu=\"%s\",endpoint=\"%u\",clock=\"pcie\"} %llu\n",
+				fprintf(f, "%s{device=\"%s\",endpoint=\"%u\",clock=\"pcie\"} %llu\n",
 					m[k].name, pmu, e, (unsigned long long)ep->pcie_cycles);
-				fprintf(f, "%s{pmu=\"%s\",endpoint=\"%u\",clock=\"dma\"} %llu\n",
+				fprintf(f, "%s{device=\"%s\",endpoint=\"%u\",clock=\"dma\"} %llu\n",
 					m[k].name, pmu, e, (unsigned long long)ep->dma_cycles);
 				continue;
 			}
@@ -731,7 +744,7 @@ int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
 
 					if (i < ep->nbrakes)
 						hwtel_pcie_brake_name(i, &stream, buf + 16, 16);
-					fprintf(f, "%s{pmu=\"%s\",endpoint=\"%u\",stream=\"%s\",event=\"%s\"} %llu\n",
+					fprintf(f, "%s{device=\"%s\",endpoint=\"%u\",stream=\"%s\",event=\"%s\"} %llu\n",
 						m[k].name, pmu, e, stream, key,
 						(unsigned long long)v);
 				}
@@ -746,7 +759,7 @@ int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
 							snprintf(rb, sizeof(rb), "%s", hist_keys[h]);
 						else
 							snprintf(rb, sizeof(rb), "resource%u", h);
-						fprintf(f, "%s{pmu=\"%s\",endpoint=\"%u\",resource=\"%s\",band=\"%s\"} %llu\n",
+						fprintf(f, "%s{device=\"%s\",endpoint=\"%u\",resource=\"%s\",band=\"%s\"} %llu\n",
 							m[k].name, pmu, e, rb,
 							band_name(i, buf, sizeof(buf)),
 							(unsigned long long)ep->hists[h][i]);
@@ -755,10 +768,10 @@ int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
 			}
 			for (b = 0; b < ep->nbuses; b++) {
 				const struct hwtel_pcie_bus *bus = &ep->buses[b];
-				char lbl[160];
+				char lbl[160], bn[24];
 
-				snprintf(lbl, sizeof(lbl), "pmu=\"%s\",endpoint=\"%u\",bus=\"%s\",port=\"%u\"",
-					 pmu, e, hwtel_pcie_bus_tag(bus->kind), bus->port);
+				snprintf(lbl, sizeof(lbl), "device=\"%s\",endpoint=\"%u\",bus=\"%s\"",
+					 pmu, e, prom_bus(bus, bn, sizeof(bn)));
 				if (k == 1) {
 					fprintf(f, "%s{%s,event=\"words\"} %llu\n", m[k].name, lbl,
 						(unsigned long long)bus->words);
@@ -802,14 +815,14 @@ int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
 							   ep->tags_free_min, ep->stfifo_free,
 							   ep->stfifo_free_min };
 
-				fprintf(f, "%s{pmu=\"%s\",endpoint=\"%u\"} %u\n", g[k], pmu, e, v[k]);
+				fprintf(f, "%s{device=\"%s\",endpoint=\"%u\"} %u\n", g[k], pmu, e, v[k]);
 			}
 		}
 	}
 	prom_head(f, "hwtel_pcie_flag", "gauge", "1 while a STATUS flag is set (the counters are not exact).");
-	fprintf(f, "hwtel_pcie_flag{pmu=\"%s\",flag=\"lost_deltas\"} %d\n", pmu,
+	fprintf(f, "hwtel_pcie_flag{device=\"%s\",flag=\"lost_deltas\"} %d\n", pmu,
 		cum->status.lost_deltas);
-	fprintf(f, "hwtel_pcie_flag{pmu=\"%s\",flag=\"readout_overrun\"} %d\n", pmu,
+	fprintf(f, "hwtel_pcie_flag{device=\"%s\",flag=\"readout_overrun\"} %d\n", pmu,
 		cum->status.readout_overrun);
 
 	/* gauges: rates of the last interval */
@@ -828,11 +841,11 @@ int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
 
 				for (b = 0; b < ep->nbuses; b++) {
 					struct hwtel_pcie_bus_metrics mm;
+					char bn[24];
 
 					hwtel_pcie_bus_metrics(d, ep, &ep->buses[b], seconds, &mm);
-					fprintf(f, "%s{pmu=\"%s\",endpoint=\"%u\",bus=\"%s\",port=\"%u\"} ",
-						r[k], pmu, e, hwtel_pcie_bus_tag(ep->buses[b].kind),
-						ep->buses[b].port);
+					fprintf(f, "%s{device=\"%s\",endpoint=\"%u\",bus=\"%s\"} ",
+						r[k], pmu, e, prom_bus(&ep->buses[b], bn, sizeof(bn)));
 					prom_double(f, k == 0 ? (double)mm.bytes / seconds :
 						    k == 1 ? (double)mm.requests / seconds :
 						    mm.used_pct / 100.0);

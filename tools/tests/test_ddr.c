@@ -188,11 +188,12 @@ TEST(ddr_csv_and_prometheus)
 	CHECK(strstr(out, "<not counted>,,mrvl_ddr_pmu_87e1c0000000/ddr_rd_crc_error/,0,0.00\n") != NULL);
 	free(out);
 	out = render(prom, d, 1.0);
-	CHECK(strstr(out, "hwtel_ddr_bytes_total{pmu=\"mrvl_ddr_pmu_87e1c0000000\",direction=\"read\"} 12800000000\n") != NULL);
-	CHECK(strstr(out, "hwtel_ddr_events_total{pmu=\"mrvl_ddr_pmu_87e1c0000000\",event=\"ddr_war_hazard\"} 30000\n") != NULL);
-	CHECK(strstr(out, "hwtel_ddr_event_running_ratio{pmu=\"mrvl_ddr_pmu_87e1c0000000\",event=\"ddr_war_hazard\"} 0.500000\n") != NULL);
-	CHECK(strstr(out, "hwtel_ddr_bandwidth_bytes_per_second{pmu=\"mrvl_ddr_pmu_87e1c0000000\",direction=\"write\"} 6.4e+09\n") != NULL);
-	CHECK(strstr(out, "ddr_rd_crc_error\"} ") == NULL || strstr(out, "running_ratio{pmu=\"mrvl_ddr_pmu_87e1c0000000\",event=\"ddr_rd_crc_error\"}") != NULL);
+	CHECK(strstr(out, "hwtel_ddr_bytes_total{device=\"mrvl_ddr_pmu_87e1c0000000\",controller=\"0x87e1c0000000\",direction=\"read\"} 12800000000\n") != NULL);
+	CHECK(strstr(out, "hwtel_ddr_events_total{device=\"mrvl_ddr_pmu_87e1c0000000\",controller=\"0x87e1c0000000\",event=\"ddr_war_hazard\"} 30000\n") != NULL);
+	CHECK(strstr(out, "hwtel_ddr_event_running_ratio{device=\"mrvl_ddr_pmu_87e1c0000000\",controller=\"0x87e1c0000000\",event=\"ddr_war_hazard\"} 0.500000\n") != NULL);
+	CHECK(strstr(out, "hwtel_ddr_bandwidth_bytes_per_second{device=\"mrvl_ddr_pmu_87e1c0000000\",controller=\"0x87e1c0000000\",direction=\"write\"} 6.4e+09\n") != NULL);
+	CHECK(strstr(out, "ddr_rd_crc_error\"} ") == NULL || strstr(out, "running_ratio{device=\"mrvl_ddr_pmu_87e1c0000000\",controller=\"0x87e1c0000000\",event=\"ddr_rd_crc_error\"}") != NULL);
+	CHECK(strstr(out, "pmu=") == NULL);
 	free(out);
 	free(d);
 }

@@ -461,10 +461,14 @@ TEST(pcie_prometheus)
 
 	seed_data(d);
 	out = render(prom, d, 1.0);
-	CHECK(strstr(out, "hwtel_pcie_bus_bytes_total{pmu=\"ndk_pcie_tlm_3fff00000000\",endpoint=\"0\",bus=\"RQ\",port=\"0\"} 35916250000\n") != NULL);
-	CHECK(strstr(out, "hwtel_pcie_stop_cycles_total{pmu=\"ndk_pcie_tlm_3fff00000000\",endpoint=\"0\",stream=\"UP\",event=\"no_free_tag\"} 54400000\n") != NULL);
-	CHECK(strstr(out, "hwtel_pcie_bus_throughput_bytes_per_second{pmu=\"ndk_pcie_tlm_3fff00000000\",endpoint=\"0\",bus=\"RQ\",port=\"0\"} 3.591625e+10\n") != NULL);
-	CHECK(strstr(out, "hwtel_pcie_flag{pmu=\"ndk_pcie_tlm_3fff00000000\",flag=\"lost_deltas\"} 0\n") != NULL);
+	CHECK(strstr(out, "hwtel_pcie_bus_bytes_total{device=\"ndk_pcie_tlm_3fff00000000\",endpoint=\"0\",bus=\"RQ\"} 35916250000\n") != NULL);
+	CHECK(strstr(out, "hwtel_pcie_stop_cycles_total{device=\"ndk_pcie_tlm_3fff00000000\",endpoint=\"0\",stream=\"UP\",event=\"no_free_tag\"} 54400000\n") != NULL);
+	CHECK(strstr(out, "hwtel_pcie_bus_throughput_bytes_per_second{device=\"ndk_pcie_tlm_3fff00000000\",endpoint=\"0\",bus=\"RQ\"} 3.591625e+10\n") != NULL);
+	CHECK(strstr(out, "hwtel_pcie_flag{device=\"ndk_pcie_tlm_3fff00000000\",flag=\"lost_deltas\"} 0\n") != NULL);
+	/* DMA buses are UP<port> and DOWN<port>; the labels are device, endpoint, bus */
+	CHECK(strstr(out, "hwtel_pcie_bus_bytes_total{device=\"ndk_pcie_tlm_3fff00000000\",endpoint=\"0\",bus=\"UP0\"} ") != NULL);
+	CHECK(strstr(out, "hwtel_pcie_bus_bytes_total{device=\"ndk_pcie_tlm_3fff00000000\",endpoint=\"0\",bus=\"DOWN0\"} ") != NULL);
+	CHECK(strstr(out, "pmu=") == NULL && strstr(out, "port=") == NULL);
 	/* every metric has HELP and TYPE; counters end in _total */
 	for (p = out; (p = strstr(p, "# TYPE ")); p++) {
 		char name[96], type[16];
