@@ -10,6 +10,7 @@
  *             [--debugfs DIR] [--no-proc-events]
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -367,6 +368,26 @@ static int gpu_output(const struct gpu_opts *o, const struct hwtel_gpu_report *c
 	return ret;
 }
 
+/* --source auto: a DRM render node or a devfreq device exists */
+static bool gpu_drm_present(void)
+{
+	static const char *const dirs[] = { "/sys/class/devfreq", "/sys/class/drm" };
+	bool found = false;
+	unsigned int i;
+
+	for (i = 0; i < 2 && !found; i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *de;
+
+		if (!d)
+			continue;
+		while (!found && (de = readdir(d)))
+			found = i ? !strncmp(de->d_name, "renderD", 7) : de->d_name[0] != '.';
+		closedir(d);
+	}
+	return found;
+}
+
 /*
  * The DRM source: sample every --sample ms (each sample bounds the DVFS
  * error and finds new clients), report every interval or when COMMAND ends.
@@ -494,7 +515,8 @@ int hwtel_gpu_main(int argc, char **argv)
 	snprintf(record, sizeof(record), "%s/mali/profiling/record", o.debugfs);
 	snprintf(events, sizeof(events), "%s/mali/profiling/events", o.debugfs);
 	if (!strcmp(o.source, "drm") ||
-	    (!strcmp(o.source, "auto") && access(record, F_OK) && errno == ENOENT)) {
+	    (!strcmp(o.source, "auto") && access(record, F_OK) && errno == ENOENT &&
+	     gpu_drm_present())) {
 		if (o.opp_file) {
 			ntable = hwtel_gpu_opp_load(o.opp_file, &table);
 			if (ntable < 0) {
@@ -521,8 +543,9 @@ int hwtel_gpu_main(int argc, char **argv)
 				strerror(e));
 			return HWTEL_EXIT_PERM;
 		}
-		fprintf(stderr, "hwtel: error: no Mali internal profiling in %s/mali/profiling: the Mali Utgard driver is not loaded, built without internal profiling, or debugfs is not mounted\n",
-			o.debugfs);
+		fprintf(stderr, "hwtel: error: no Mali internal profiling in %s/mali/profiling: the Mali Utgard driver is not loaded, built without internal profiling, or debugfs is not mounted%s\n",
+			o.debugfs, strcmp(o.source, "auto") ? "" :
+			"; and no DRM render node or devfreq device for --source drm");
 		return HWTEL_EXIT_NOPMU;
 	}
 	if (o.opp_file) {
