@@ -22,8 +22,9 @@
  *                          current frequency: busy += NS, cycles += NS x f
  *   freq HZ                change the operating point (update_devfreq())
  *
- * hwtel-sim/drmgpu/clients lists "CLIENT PID" of the open files (the PID
- * that opened it). See Documentation/dev-tools/hwsim-mali.rst.
+ * hwtel-sim/drmgpu/clients lists "CLIENT PID READS" of the open files: the
+ * PID that opened it and how often its fdinfo was read (tests wait for a
+ * reader's samples with it). See Documentation/dev-tools/hwsim-mali.rst.
  *
  * Test-only.
  */
@@ -71,6 +72,7 @@ struct sim_client {
 	pid_t pid;
 	u64 busy_ns[SIM_ENGINES];
 	u64 cycles[SIM_ENGINES];
+	u64 reads;
 };
 
 struct sim_gpu {
@@ -149,6 +151,7 @@ static void sim_show_fdinfo(struct seq_file *m, struct file *file)
 	int i;
 
 	mutex_lock(&sim.lock);
+	c->reads++;
 	seq_printf(m, "drm-driver:\t%s\n", SIM_DRIVER);
 	seq_printf(m, "drm-client-id:\t%llu\n", c->id);
 	for (i = 0; i < SIM_ENGINES; i++) {
@@ -276,7 +279,7 @@ static int sim_clients_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&sim.lock);
 	list_for_each_entry(c, &sim.clients, node)
-		seq_printf(m, "%llu %d\n", c->id, c->pid);
+		seq_printf(m, "%llu %d %llu\n", c->id, c->pid, c->reads);
 	mutex_unlock(&sim.lock);
 	return 0;
 }

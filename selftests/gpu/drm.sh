@@ -66,9 +66,24 @@ def start(name):
 
 def cid(pid):
     for l in open(CLI):
-        c, p = l.split()
+        c, p, r = l.split()
         if int(p) == pid:
             return int(c)
+
+def reads(c):
+    for l in open(CLI):
+        i, p, r = l.split()
+        if int(i) == c:
+            return int(r)
+    return -1
+
+def sampled(c, n):
+    # wait until hwtel has read client c's fdinfo n more times
+    r0 = reads(c)
+    for _ in range(3000):
+        if reads(c) >= r0 + n:
+            return
+        time.sleep(0.01)
 
 def ctl(text):
     fd = os.open(CTL, os.O_WRONLY)
@@ -96,16 +111,16 @@ ok = held(2)
 # one write: both jobs span the change to 400 MHz
 ctl("job %d fragment 3000000\njob %d vertex-tiler 1000000\nfreq 400000000\n"
     "job %d fragment 2000000\njob %d compute 4000000\n" % (ca, cb, ca, cb))
-time.sleep(0.3)
+# two samples: no sample window that holds these jobs reaches the next
+# change (a window spans from before the previous sample's reads)
+sampled(ca, 2)
 ctl("freq 300000000\n")
-time.sleep(0.3)
 ctl("job %d vertex-tiler 2000000\njob %d fragment 1000000\n" % (ca, cb))
 # B submits and exits at once: hwtel reads it through its duplicate
 ctl("job %d compute 3000000\n" % cb)
 b.stdin.close()
 b.wait()
 open(T + "/pids", "w").write("%d %d %d\n" % (pa, pb, ok))
-time.sleep(0.2)
 a.stdin.close()
 a.wait()
 PY
@@ -164,7 +179,7 @@ tap_eq "no diagnostics" "" "$(cat "$T/d.err")"
 IDLE=$!
 trap 'kill $IDLE 2>/dev/null; wait $IDLE 2>/dev/null; drm_down; gpu_cleanup' EXIT
 for ((i = 0; i < 100; i++)); do
-	grep -q " $IDLE\$" "$DCLI" && break
+	grep -q " $IDLE " "$DCLI" && break
 	sleep 0.05
 done
 "$HW" gpu --source drm -t 0.2 > "$T/t.txt" 2>&1

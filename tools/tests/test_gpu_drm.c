@@ -6,7 +6,11 @@
  * line number and skipped, nothing crashes.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <libhwtel/gpu.h>
 
@@ -229,4 +233,148 @@ TEST(trans_stat_malformed)
 			printf("#   case %u: '%s'\n", i, why);
 		CHECK(strstr(why, why_exp[i]));
 	}
+}
+
+/*
+ * The sampler on a fake /proc and /sys: one process with one client whose
+ * file is a character device (/dev/null), its device's devfreq trans_stat.
+ * A sample period that saw three operating points is priced by the
+ * proportional rule, reported as estimated, with the error bound computed
+ * here; a client gone before the next read (not held: a test tree) is lost.
+ */
+static char root[64];
+
+static void put(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void mk(const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	mkdir(path, 0755);
+}
+
+static void ln(const char *target, const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	if (symlink(target, path))
+		perror(path);
+}
+
+/* uPJ of ns at MHz and mV, rounded: ns x MHz x mV^2 / 266e9 */
+static uint64_t upj3(unsigned __int128 raw)
+{
+	const unsigned __int128 one = 266000000000ull;
+
+	return (uint64_t)((raw + one / 2) / one);
+}
+
+#define RAW(ns, mhz, mv) ((unsigned __int128)(ns) * (mhz) * (mv) * (mv))
+
+TEST(drm_sampler_estimate_and_lost)
+{
+	static const struct hwtel_gpu_opp opp[] = { { 200, 900 }, { 300, 1000 }, { 400, 1100 } };
+	const struct hwtel_gpu_report *r;
+	char proc[128], sys[128], dev[160], cmd[300];
+	struct hwtel_gpu_drm *d;
+	struct stat st;
+
+	snprintf(root, sizeof(root), "/tmp/hwtel-drm-XXXXXX");
+	if (!mkdtemp(root) || stat("/dev/null", &st) || !S_ISCHR(st.st_mode)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	mk("proc"); mk("proc/100"); mk("proc/100/fd"); mk("proc/100/fdinfo");
+	mk("sys"); mk("sys/devices"); mk("sys/devices/gpu0"); mk("sys/dev");
+	mk("sys/dev/char"); mk("sys/class"); mk("sys/class/devfreq");
+	mk("sys/class/devfreq/gpu0");
+	snprintf(dev, sizeof(dev), "%s/sys/devices/gpu0", root);
+	ln(dev, "sys/class/devfreq/gpu0/device");
+	snprintf(cmd, sizeof(cmd), "sys/dev/char/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	mk(cmd);
+	strcat(cmd, "/device");
+	ln(dev, cmd);
+	ln("/dev/null", "proc/100/fd/3");
+	put("proc/100/comm", "app\n");
+	{
+		char path[512];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/proc/100/cmdline", root);
+		f = fopen(path, "w");
+		if (f) {
+			fwrite("app\0--fast", 1, 11, f);
+			fclose(f);
+		}
+	}
+	put("proc/100/stat", "100 (app) S 1 100 100 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 4242 0 0\n");
+	put("proc/100/fdinfo/3", "pos:\t0\ndrm-driver:\tfake\ndrm-client-id:\t1\n"
+				"drm-engine-fragment:\t5000 ns\n");
+	put("sys/class/devfreq/gpu0/trans_stat",
+	    "     From  :   To\n"
+	    "           : 200000000 300000000 400000000   time(ms)\n"
+	    "* 200000000:         0         0         0       100\n"
+	    "  300000000:         0         0         0         0\n"
+	    "  400000000:         0         0         0         0\n"
+	    "Total transition : 0\n");
+
+	d = hwtel_gpu_drm_new(proc, sys, root);
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	CHECK_EQ(hwtel_gpu_drm_set_opp_table(d, opp, 3), 0);
+	CHECK_EQ(hwtel_gpu_drm_begin(d, 1000000000ull), 0);
+	/* 10 ms busy more; the device spent 2, 3 and 5 ms at 200, 300, 400 */
+	put("proc/100/fdinfo/3", "drm-driver:\tfake\ndrm-client-id:\t1\n"
+				"drm-engine-fragment:\t10005000 ns\n");
+	put("sys/class/devfreq/gpu0/trans_stat",
+	    "     From  :   To\n"
+	    "           : 200000000 300000000 400000000   time(ms)\n"
+	    "  200000000:         0         1         0       102\n"
+	    "  300000000:         0         0         1         3\n"
+	    "* 400000000:         0         0         0         5\n"
+	    "Total transition : 2\n");
+	CHECK_EQ(hwtel_gpu_drm_interval(d, 2000000000ull, &r), 0);
+	CHECK_STR(r->source, "drm");
+	CHECK_EQ(r->nconsumers, 1);
+	if (r->nconsumers == 1) {
+		CHECK_EQ(r->consumers[0].pid, 100);
+		CHECK_STR(r->consumers[0].comm, "app");
+		CHECK_STR(r->consumers[0].cmdline, "app --fast");
+		CHECK_U64(r->consumers[0].busy_ns[0], 10000000);
+		CHECK_U64(r->consumers[0].energy_upj,
+			  upj3(RAW(2000000, 200, 900) + RAW(3000000, 300, 1000) +
+			       RAW(5000000, 400, 1100)));
+	}
+	CHECK_STR(r->unit_names[0], "fragment");
+	CHECK_U64(r->estimated_ns, 10000000);
+	CHECK_U64(r->bound_upj, upj3(RAW(10000000, 400, 1100) - RAW(10000000, 200, 900)));
+	CHECK(r->opp_known && r->opp.mhz == 400 && r->opp.mv == 1100);
+	CHECK_EQ(r->clients_lost, 0);
+
+	/* the process exits between two reads: without a held file, lost */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/proc/100", root);
+	CHECK_EQ(system(cmd), 0);
+	CHECK_EQ(hwtel_gpu_drm_interval(d, 3000000000ull, &r), 0);
+	CHECK_EQ(r->nconsumers, 0);
+	CHECK_EQ(r->clients_lost, 1);
+	CHECK_EQ(hwtel_gpu_drm_cumulative(d)->nconsumers, 1);
+	hwtel_gpu_drm_free(d);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	CHECK_EQ(system(cmd), 0);
 }
