@@ -14,7 +14,7 @@
 
 . "$(dirname "$0")/gpu_lib.sh"
 
-PLAN=14
+PLAN=16
 tool_need_modules "$PLAN" hwtel_sim_drmgpu
 DCTL=$SIMDBG/drmgpu/control
 DCLI=$SIMDBG/drmgpu/clients
@@ -125,8 +125,8 @@ a.stdin.close()
 a.wait()
 PY
 
-"$HW" gpu -j --source drm --sample 50 -- python3 "$T/drive.py" "$T" "$DCTL" "$DCLI" \
-	> "$T/d.json" 2> "$T/d.err"
+"$HW" gpu -j --source drm --sample 50 --prometheus "$T/p.prom" \
+	-- python3 "$T/drive.py" "$T" "$DCTL" "$DCLI" > "$T/d.json" 2> "$T/d.err"
 tap_eq "exit status" "0" "$?"
 read -r PA PB HELD < "$T/pids"
 tap_eq "hwtel held both clients' files before the scripted jobs" "1" "$HELD"
@@ -173,6 +173,9 @@ tap_eq "total: source, energy, busy per engine, nothing estimated or lost, OPP a
 	"drm $E_T 6000000 3000000 7000000 0 0 300 1000" "$(echo "$got" | head -1)"
 tap_eq "shares add up to 1" "1.000000" "$(echo "$got" | tail -1)"
 tap_eq "no diagnostics" "" "$(cat "$T/d.err")"
+tap_eq "Prometheus: B's compute busy seconds, engine as unit" \
+	"hwtel_gpu_busy_seconds_total{pid=\"$PB\",life=\"0\",comm=\"gpuB\",unit=\"compute\"} 0.007000000" \
+	"$(grep "pid=\"$PB\".*unit=\"compute\"" "$T/p.prom")"
 
 # an idle client open across the next runs: its engines name the columns
 "$T/gpuA" -c 'import os, time; os.open("/dev/hwtel-sim-gpu", os.O_RDWR); time.sleep(600)' &
@@ -186,6 +189,8 @@ done
 tap_check "text report: title, source and engine columns" sh -c \
 	"grep -q 'GPU power consumers' $T/t.txt && grep -q '^Source: DRM' $T/t.txt &&
 	 grep -q 'PID.*fragment.*vertex-ti.*compute' $T/t.txt"
+"$HW" gpu -j --source drm -w -n 2 -t 0.1 > "$T/w.json" 2>&1
+tap_eq "watch: two JSON reports" "2" "$(grep -c '"source": "drm"' "$T/w.json")"
 
 # a process that opens, submits and exits between two reads: not seen
 cat > "$T/short.py" <<'PY'

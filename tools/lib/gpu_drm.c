@@ -346,7 +346,7 @@ struct drm_dvfs {
 	struct hwtel_gpu_trans_stat prev;	/* the last read */
 	struct hwtel_gpu_trans_stat base;	/* read before the last sample's fdinfo */
 	struct hwtel_gpu_trans_stat start;	/* read before this sample's fdinfo */
-	bool have_prev, have_start;
+	bool have_prev, have_start, said;
 	uint64_t uv[HWTEL_GPU_DVFS_STATES];	/* 0: unknown */
 	unsigned int nvis;
 	unsigned int vis[HWTEL_GPU_DVFS_STATES];
@@ -381,8 +381,15 @@ struct drm_client {
 	} e[HWTEL_GPU_UNITS];
 };
 
+struct drm_bad {
+	int pid, fd;
+	uint64_t rdev;
+};
+
 struct hwtel_gpu_drm {
 	char proc[PATH_MAX], sys[PATH_MAX], dbg[PATH_MAX];
+	struct drm_bad *bad;		/* DRM files without a client id, said once */
+	unsigned int nbad;
 	bool own_proc, hold, init_set;
 	uint32_t init_mhz, init_mv;
 	FILE *diag;
@@ -561,8 +568,10 @@ static void dvfs_end(struct hwtel_gpu_drm *d, struct drm_dvfs *v)
 
 	v->nvis = 0;
 	if (!v->have_start || dvfs_read(d, v, &ts) || ts.nstates != b->nstates) {
-		drm_diag(d, "devfreq %s: trans_stat unreadable or changed: this sample is unpriced",
-			 v->name);
+		if (!v->said)
+			drm_diag(d, "devfreq %s: trans_stat unreadable or changed: its GPU's samples are unpriced",
+				 v->name);
+		v->said = true;
 		if (v->have_start)
 			v->base = v->start;
 		return;
@@ -858,6 +867,20 @@ static int scan_fd(struct hwtel_gpu_drm *d, int pid, int fddir, int infodir, con
 	ret = hwtel_gpu_fdinfo_parse(buf, (size_t)n, &fi, NULL, what);
 	if (ret == -ENOENT)
 		return 0;
+	if (ret) {
+		unsigned int i;
+		struct drm_bad *nb;
+
+		for (i = 0; i < d->nbad; i++)
+			if (d->bad[i].pid == pid && d->bad[i].fd == atoi(fdname) &&
+			    d->bad[i].rdev == st.st_rdev)
+				return 0;
+		nb = realloc(d->bad, (d->nbad + 1) * sizeof(*nb));
+		if (nb) {
+			d->bad = nb;
+			d->bad[d->nbad++] = (struct drm_bad){ pid, atoi(fdname), st.st_rdev };
+		}
+	}
 	c = ret ? NULL : client_find(d, st.st_rdev, fi.client_id);
 	if (ret || !c || fi.malformed != c->malformed) {
 		/* diagnostics once per client, again when they change */
@@ -1007,6 +1030,7 @@ void hwtel_gpu_drm_free(struct hwtel_gpu_drm *d)
 		if (d->cl[i].held >= 0)
 			close(d->cl[i].held);
 	free(d->cl);
+	free(d->bad);
 	free(d->cons);
 	free(d->dvfs);
 	free(d->opp);
