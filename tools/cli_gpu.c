@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hwtel gpu: GPU power consumers from the Mali Utgard internal profiling
- * (debugfs mali/profiling/), see hwtel(1).
+ * (debugfs mali/profiling/) or from the DRM fdinfo usage stats and devfreq
+ * of mainline drivers, see hwtel(1).
  *
  *   hwtel gpu [-t SEC | -- COMMAND] [-w [-n N]] [-j | -x SEP]
  *             [--prometheus FILE [-q]] [--opp FILE] [--initial-opp MHZ:MV]
+ *             [--source auto|mali|drm] [--sample MS] [--no-hold]
  *             [--debugfs DIR] [--no-proc-events]
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -33,7 +36,9 @@ static void gpu_on_signal(int sig)
 
 struct gpu_opts {
 	double interval;
-	bool interval_set, watch, json, quiet, no_proc;
+	bool interval_set, watch, json, quiet, no_proc, no_hold;
+	const char *source;
+	long sample_ms;
 	long count;
 	const char *csv_sep, *prom_file, *opp_file, *debugfs;
 	bool initial_set;
@@ -45,10 +50,12 @@ static void gpu_usage(FILE *f)
 {
 	fputs("usage: hwtel gpu [-t SEC | -- COMMAND] [-w [-n N]] [-j | -x SEP]\n"
 	      "                 [--prometheus FILE [-q]] [--opp FILE] [--initial-opp MHZ:MV]\n"
+	      "                 [--source auto|mali|drm] [--sample MS] [--no-hold]\n"
 	      "                 [--debugfs DIR] [--no-proc-events]\n"
 	      "\n"
 	      "GPU power consumers per process from the Mali Utgard internal profiling\n"
-	      "(debugfs mali/profiling/). Energy in pseudo-joules: P = C V^2 f with\n"
+	      "(debugfs mali/profiling/) or from the DRM fdinfo usage stats and devfreq\n"
+	      "of mainline drivers. Energy in pseudo-joules: P = C V^2 f with\n"
 	      "1 PW = one GPU unit busy at 266 MHz and 1 V.\n"
 	      "\n"
 	      "  -t, --interval SEC     measured interval (default 1)\n"
@@ -59,6 +66,10 @@ static void gpu_usage(FILE *f)
 	      "      --opp FILE         operating points, \"MHZ MV\" per line: a lone\n"
 	      "                         frequency or voltage event gives the other value\n"
 	      "      --initial-opp MHZ:MV  operating point before the first DVFS event\n"
+	      "      --source SRC       mali, drm, or auto (default: mali when its debugfs\n"
+	      "                         files exist, else drm)\n"
+	      "      --sample MS        drm: read fdinfo and devfreq every MS ms (default 100)\n"
+	      "      --no-hold          drm: do not keep clients' files open (pidfd_getfd)\n"
 	      "      --debugfs DIR      debugfs mount point (default $HWTEL_DEBUGFS or\n"
 	      "                         /sys/kernel/debug)\n"
 	      "      --no-proc-events   names from /proc only (no proc connector)\n"
@@ -78,7 +89,8 @@ static int gpu_usage_error(const char *fmt, const char *arg)
 
 static int gpu_parse(int argc, char **argv, struct gpu_opts *o)
 {
-	enum { OPT_PROM = 256, OPT_OPP, OPT_INIT, OPT_DEBUGFS, OPT_NOPROC };
+	enum { OPT_PROM = 256, OPT_OPP, OPT_INIT, OPT_DEBUGFS, OPT_NOPROC, OPT_SOURCE,
+	       OPT_SAMPLE, OPT_NOHOLD };
 	static const struct option lopts[] = {
 		{ "interval", required_argument, NULL, 't' },
 		{ "watch", no_argument, NULL, 'w' },
@@ -91,6 +103,9 @@ static int gpu_parse(int argc, char **argv, struct gpu_opts *o)
 		{ "initial-opp", required_argument, NULL, OPT_INIT },
 		{ "debugfs", required_argument, NULL, OPT_DEBUGFS },
 		{ "no-proc-events", no_argument, NULL, OPT_NOPROC },
+		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "sample", required_argument, NULL, OPT_SAMPLE },
+		{ "no-hold", no_argument, NULL, OPT_NOHOLD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -100,6 +115,8 @@ static int gpu_parse(int argc, char **argv, struct gpu_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->interval = 1.0;
+	o->source = "auto";
+	o->sample_ms = 100;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:t:wn:jx:qh", lopts, NULL)) != -1) {
@@ -161,6 +178,22 @@ static int gpu_parse(int argc, char **argv, struct gpu_opts *o)
 			break;
 		case OPT_NOPROC:
 			o->no_proc = true;
+			break;
+		case OPT_SOURCE:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "mali") && strcmp(optarg, "drm"))
+				return gpu_usage_error("argument --source: expected auto, mali or drm, got '%s'",
+						       optarg);
+			o->source = optarg;
+			break;
+		case OPT_SAMPLE:
+			errno = 0;
+			o->sample_ms = strtol(optarg, &end, 10);
+			if (errno || *end || !*optarg || o->sample_ms < 1 || o->sample_ms > 3600000)
+				return gpu_usage_error("argument --sample: invalid value '%s' (1..3600000 ms)",
+						       optarg);
+			break;
+		case OPT_NOHOLD:
+			o->no_hold = true;
 			break;
 		case 'h':
 			gpu_usage(stdout);
@@ -303,7 +336,7 @@ static int gpu_run_command(char **argv, int *status)
 	return 0;
 }
 
-static int gpu_output(const struct gpu_opts *o, struct hwtel_gpu *g,
+static int gpu_output(const struct gpu_opts *o, const struct hwtel_gpu_report *cum,
 		      const struct hwtel_gpu_report *r, bool more)
 {
 	int ret = 0;
@@ -326,13 +359,141 @@ static int gpu_output(const struct gpu_opts *o, struct hwtel_gpu *g,
 
 		if (!f)
 			return -ENOMEM;
-		ret = hwtel_gpu_format_prom(f, hwtel_gpu_cumulative(g), r);
+		ret = hwtel_gpu_format_prom(f, cum, r);
 		fclose(f);
 		if (!ret)
 			ret = hwtel_write_atomic(o->prom_file, buf, len);
 		free(buf);
 	}
 	return ret;
+}
+
+/* --source auto: a DRM render node or a devfreq device exists */
+static bool gpu_drm_present(void)
+{
+	static const char *const dirs[] = { "/sys/class/devfreq", "/sys/class/drm" };
+	bool found = false;
+	unsigned int i;
+
+	for (i = 0; i < 2 && !found; i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *de;
+
+		if (!d)
+			continue;
+		while (!found && (de = readdir(d)))
+			found = i ? !strncmp(de->d_name, "renderD", 7) : de->d_name[0] != '.';
+		closedir(d);
+	}
+	return found;
+}
+
+/*
+ * The DRM source: sample every --sample ms (each sample bounds the DVFS
+ * error and finds new clients), report every interval or when COMMAND ends.
+ */
+static int gpu_drm_main(const struct gpu_opts *o, const struct hwtel_gpu_opp *table, int ntable)
+{
+	uint64_t step = (uint64_t)o->sample_ms * 1000000ull, next, deadline;
+	struct hwtel_gpu_drm *d = hwtel_gpu_drm_new(NULL, NULL, o->debugfs);
+	int ret, status = HWTEL_EXIT_OK, cst = 0;
+	long iter = 0;
+	pid_t child = 0;
+
+	if (!d)
+		return HWTEL_EXIT_FAIL;
+	hwtel_gpu_drm_set_diag(d, stderr, "hwtel: gpu: ");
+	if (ntable > 0)
+		hwtel_gpu_drm_set_opp_table(d, table, (unsigned int)ntable);
+	if (o->initial_set)
+		hwtel_gpu_drm_set_initial_opp(d, o->init_mhz, o->init_mv);
+	hwtel_gpu_drm_set_hold(d, !o->no_hold);
+	ret = hwtel_gpu_drm_begin(d, clock_ns(CLOCK_REALTIME));
+	if (ret) {
+		fprintf(stderr, "hwtel: error: %s\n", hwtel_last_error());
+		hwtel_gpu_drm_free(d);
+		return hwtel_exit_status(ret);
+	}
+	next = deadline = clock_ns(CLOCK_MONOTONIC);
+	if (o->command) {
+		child = fork();
+		if (child < 0) {
+			fprintf(stderr, "hwtel: error: fork: %s\n", strerror(errno));
+			hwtel_gpu_drm_free(d);
+			return HWTEL_EXIT_FAIL;
+		}
+		if (child == 0) {
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			execvp(o->command[0], o->command);
+			fprintf(stderr, "hwtel: error: cannot run %s: %s\n", o->command[0],
+				strerror(errno));
+			_exit(127);
+		}
+	}
+	for (;;) {
+		const struct hwtel_gpu_report *r = NULL;
+		bool last = false, end = false;
+
+		if (o->command) {
+			int st;
+			pid_t w = waitpid(child, &st, WNOHANG);
+
+			if (w == child) {
+				cst = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+				end = true;
+			} else {
+				/* look at the child at least every 20 ms */
+				uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+				if (now >= next + step) {
+					next += step;
+					if (hwtel_gpu_drm_sample(d))
+						break;
+					continue;
+				}
+				gpu_sleep_until(next + step < now + 20000000ull ? next + step :
+						now + 20000000ull);
+				continue;
+			}
+		} else {
+			deadline += (uint64_t)(o->interval * 1e9);
+			while (!end) {
+				next += step;
+				if (next >= deadline)
+					next = deadline;
+				if (!gpu_sleep_until(next))
+					end = true;
+				else if (next == deadline)
+					break;
+				else if (hwtel_gpu_drm_sample(d))
+					break;
+			}
+		}
+		ret = hwtel_gpu_drm_interval(d, clock_ns(CLOCK_REALTIME), &r);
+		if (ret) {
+			fprintf(stderr, "hwtel: error: %s\n", hwtel_last_error());
+			status = HWTEL_EXIT_FAIL;
+			break;
+		}
+		iter++;
+		last = end || !o->watch || o->command || (o->count && iter >= o->count);
+		if (r->clients_lost)
+			fprintf(stderr, "hwtel: warning: %lu DRM clients closed before hwtel read them again: their last usage is lost%s\n",
+				r->clients_lost, o->no_hold ? " (--no-hold)" : "");
+		ret = gpu_output(o, hwtel_gpu_drm_cumulative(d), r, !last);
+		if (ret) {
+			fprintf(stderr, "hwtel: error: output: %s\n", strerror(-ret));
+			status = HWTEL_EXIT_FAIL;
+			break;
+		}
+		if (last)
+			break;
+	}
+	if (o->command && status == HWTEL_EXIT_OK)
+		status = cst == 127 ? HWTEL_EXIT_CHILD : cst;
+	hwtel_gpu_drm_free(d);
+	return status;
 }
 
 int hwtel_gpu_main(int argc, char **argv)
@@ -353,6 +514,27 @@ int hwtel_gpu_main(int argc, char **argv)
 	snprintf(enable, sizeof(enable), "%s/mali/profiling/proc/default/enable", o.debugfs);
 	snprintf(record, sizeof(record), "%s/mali/profiling/record", o.debugfs);
 	snprintf(events, sizeof(events), "%s/mali/profiling/events", o.debugfs);
+	if (!strcmp(o.source, "drm") ||
+	    (!strcmp(o.source, "auto") && access(record, F_OK) && errno == ENOENT &&
+	     gpu_drm_present())) {
+		if (o.opp_file) {
+			ntable = hwtel_gpu_opp_load(o.opp_file, &table);
+			if (ntable < 0) {
+				fprintf(stderr, "hwtel: error: %s\n", hwtel_last_error());
+				return HWTEL_EXIT_USAGE;
+			}
+		}
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = gpu_on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		if (o.command)
+			signal(SIGINT, SIG_IGN);
+		ret = gpu_drm_main(&o, table, ntable);
+		free(table);
+		return ret;
+	}
 	if (access(record, F_OK) || access(events, F_OK) || access(enable, F_OK)) {
 		int e = errno;
 
@@ -361,8 +543,9 @@ int hwtel_gpu_main(int argc, char **argv)
 				strerror(e));
 			return HWTEL_EXIT_PERM;
 		}
-		fprintf(stderr, "hwtel: error: no Mali internal profiling in %s/mali/profiling: the Mali Utgard driver is not loaded, built without internal profiling, or debugfs is not mounted\n",
-			o.debugfs);
+		fprintf(stderr, "hwtel: error: no Mali internal profiling in %s/mali/profiling: the Mali Utgard driver is not loaded, built without internal profiling, or debugfs is not mounted%s\n",
+			o.debugfs, strcmp(o.source, "auto") ? "" :
+			"; and no DRM render node or devfreq device for --source drm");
 		return HWTEL_EXIT_NOPMU;
 	}
 	if (o.opp_file) {
@@ -464,7 +647,7 @@ int hwtel_gpu_main(int argc, char **argv)
 		if (hwtel_gpu_procmon_lost(pm))
 			fprintf(stderr, "hwtel: warning: the kernel dropped %lu batches of process events: some names may be PIDs\n",
 				hwtel_gpu_procmon_lost(pm));
-		ret = gpu_output(&o, g, r, !last);
+		ret = gpu_output(&o, hwtel_gpu_cumulative(g), r, !last);
 		if (ret) {
 			fprintf(stderr, "hwtel: error: output: %s\n", strerror(-ret));
 			status = HWTEL_EXIT_FAIL;

@@ -130,6 +130,15 @@ struct hwtel_gpu_report {
 	/* diagnostics counts in the interval */
 	unsigned long lines, malformed, out_of_order, stop_without_start,
 		      start_while_running, open_at_end, ignored, dvfs_changes;
+	/* Appended for the DRM source (--source drm); zero for Mali. */
+	const char *source;		/* "mali" or "drm" (NULL: "mali") */
+	/* unit (engine) names; unit_names[0][0] == '\0': GP0, PP0..PP7 */
+	char unit_names[HWTEL_GPU_UNITS][24];
+	uint64_t estimated_ns;		/* busy time priced by the proportional rule */
+	uint64_t bound_upj;		/* bound of that estimate's error */
+	unsigned long clients;		/* DRM clients (open files) seen */
+	unsigned long clients_lost;	/* closed before a final read: usage lost */
+	unsigned long fdinfo_malformed;	/* fdinfo lines diagnosed and skipped */
 };
 
 struct hwtel_gpu;
@@ -200,6 +209,85 @@ void hwtel_gpu_procmon_stop(struct hwtel_gpu_procmon *m);
  * PID). @procroot: NULL for "/proc", or a test tree.
  */
 void hwtel_gpu_names_from_proc(struct hwtel_gpu *g, const char *procroot);
+
+/*
+ * The DRM source (gpu_drm.c): the DRM client usage stats in
+ * /proc/PID/fdinfo/FD (Documentation/gpu/drm-usage-stats.rst) give per
+ * open file the busy ns (drm-engine-<name>) and optionally the busy cycles
+ * (drm-cycles-<name>) of each engine; devfreq (/sys/class/devfreq/NAME:
+ * trans_stat, cur_freq) and the OPP table (debugfs opp/, or --opp) give
+ * the operating point. See Documentation/userspace-api/hwtel.rst, "The DRM
+ * source", for the pricing rules and their error bounds.
+ */
+struct hwtel_gpu_fdinfo_engine {
+	char name[24];
+	uint64_t busy_ns;
+	uint64_t cycles;
+	uint64_t maxfreq_hz, curfreq_hz;	/* 0: not given */
+	bool has_busy, has_cycles;
+};
+
+struct hwtel_gpu_fdinfo {
+	char driver[32];
+	uint64_t client_id;
+	unsigned int nengines;
+	struct hwtel_gpu_fdinfo_engine engine[HWTEL_GPU_UNITS];
+	unsigned long lines, malformed;
+};
+
+/*
+ * Parse the text of one fdinfo file. Lines that are not drm- keys, and
+ * drm- keys this parser does not use (memory, pdev...), are skipped
+ * silently; a malformed drm-driver, drm-client-id, drm-engine-,
+ * drm-cycles-, drm-maxfreq- or drm-curfreq- line (no value, not a number,
+ * a wrong unit, a duplicate, a name over 23 characters, a tenth engine) is
+ * reported to @diag as "@what:LINE: reason", counted and skipped. Returns
+ * 0 for a DRM client, -ENOENT when there is no drm-driver line (not a DRM
+ * file), -EINVAL when drm-client-id is missing or malformed.
+ */
+int hwtel_gpu_fdinfo_parse(const char *buf, size_t len, struct hwtel_gpu_fdinfo *out,
+			   FILE *diag, const char *what);
+
+#define HWTEL_GPU_DVFS_STATES		32
+/* /sys/class/devfreq/NAME/trans_stat */
+struct hwtel_gpu_trans_stat {
+	unsigned int nstates;
+	int cur;				/* index of the '*' row, -1 if none */
+	uint64_t hz[HWTEL_GPU_DVFS_STATES];
+	uint64_t time_ms[HWTEL_GPU_DVFS_STATES];
+	uint64_t to_count[HWTEL_GPU_DVFS_STATES];	/* transitions into each state */
+	uint64_t total;
+};
+
+/* Returns 0, -ENOTSUP ("Not Supported."), or -EINVAL with the reason in @why */
+int hwtel_gpu_trans_stat_parse(const char *buf, size_t len, struct hwtel_gpu_trans_stat *out,
+			       char *why, size_t whylen);
+
+struct hwtel_gpu_drm;
+
+/* @procroot, @sysroot, @debugfs: NULL for /proc, /sys, /sys/kernel/debug */
+struct hwtel_gpu_drm *hwtel_gpu_drm_new(const char *procroot, const char *sysroot,
+					const char *debugfs);
+void hwtel_gpu_drm_free(struct hwtel_gpu_drm *d);
+void hwtel_gpu_drm_set_diag(struct hwtel_gpu_drm *d, FILE *f, const char *prefix);
+/* Voltages of the frequencies (instead of the OPP debugfs tree); copied */
+int hwtel_gpu_drm_set_opp_table(struct hwtel_gpu_drm *d, const struct hwtel_gpu_opp *t,
+				unsigned int n);
+/* The operating point of a device without devfreq */
+void hwtel_gpu_drm_set_initial_opp(struct hwtel_gpu_drm *d, uint32_t mhz, uint32_t mv);
+/* Keep each client's file open (pidfd_getfd) so that its last usage is
+ * read after it closed or its process exited (default on). */
+void hwtel_gpu_drm_set_hold(struct hwtel_gpu_drm *d, bool hold);
+/* First sample, the start of the first interval (UNIX ns): usage so far
+ * is the baseline. Returns 0 or a negative errno. */
+int hwtel_gpu_drm_begin(struct hwtel_gpu_drm *d, uint64_t t0_ns);
+/* Read every client and devfreq device and price the usage since the last
+ * sample (call often: each sample bounds the DVFS error). */
+int hwtel_gpu_drm_sample(struct hwtel_gpu_drm *d);
+/* Sample and close the interval at @t1_ns; the report is owned by @d */
+int hwtel_gpu_drm_interval(struct hwtel_gpu_drm *d, uint64_t t1_ns,
+			   const struct hwtel_gpu_report **out);
+const struct hwtel_gpu_report *hwtel_gpu_drm_cumulative(const struct hwtel_gpu_drm *d);
 
 #ifdef __cplusplus
 }

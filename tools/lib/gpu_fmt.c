@@ -10,13 +10,34 @@
 
 #include "internal.h"
 
+/* Unit k of the report: the Mali units, or the DRM source's engines */
+static bool unit_exists(const struct hwtel_gpu_report *r, unsigned int k)
+{
+	return !r->unit_names[0][0] || r->unit_names[k][0];
+}
+
+static const char *unit_name(const struct hwtel_gpu_report *r, unsigned int k)
+{
+	return r->unit_names[0][0] ? r->unit_names[k] : hwtel_gpu_unit_name(k);
+}
+
+static bool is_drm(const struct hwtel_gpu_report *r)
+{
+	return r->source && !strcmp(r->source, "drm");
+}
+
 static unsigned int used_units(const struct hwtel_gpu_report *r, bool *used)
 {
 	unsigned int k, n = 0;
 
 	for (k = 0; k < HWTEL_GPU_UNITS; k++) {
-		/* GP0 and PP0 always, the other PPs when they ran something */
-		used[k] = k < 2 || r->busy_ns[k] || r->jobs[k];
+		/* GP0 and PP0 always, the other PPs when they ran something;
+		 * every engine of the DRM source
+		 */
+		if (r->unit_names[0][0])
+			used[k] = r->unit_names[k][0];
+		else
+			used[k] = k < 2 || r->busy_ns[k] || r->jobs[k];
 		n += used[k];
 	}
 	return n;
@@ -54,6 +75,8 @@ int hwtel_gpu_format_text(FILE *f, const struct hwtel_gpu_report *r)
 	fputs("GPU power consumers\n===================\n", f);
 	fprintf(f, "Measured over %.3f s; 1 PW = one unit busy at %u MHz and 1 V\n",
 		r->seconds, HWTEL_GPU_REF_MHZ);
+	if (is_drm(r))
+		fputs("Source: DRM fdinfo usage stats and devfreq; busy ms per engine, jobs not counted\n", f);
 	if (r->opp_known)
 		fprintf(f, "Operating point at the end: %u MHz, %u mV\n", r->opp.mhz, r->opp.mv);
 	else
@@ -61,9 +84,14 @@ int hwtel_gpu_format_text(FILE *f, const struct hwtel_gpu_report *r)
 	fputc('\n', f);
 	used_units(r, used);
 	fprintf(f, "%7s  %-16s", "PID", "Name");
-	for (k = 0; k < HWTEL_GPU_UNITS; k++)
-		if (used[k])
-			fprintf(f, " %6s ms", hwtel_gpu_unit_name(k));
+	for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+		if (!used[k])
+			continue;
+		if (is_drm(r))
+			fprintf(f, " %9.9s", unit_name(r, k));
+		else
+			fprintf(f, " %6s ms", unit_name(r, k));
+	}
 	fprintf(f, " %6s %14s %10s %7s  %s\n", "Jobs", "Energy PJ", "Mean PW", "Share",
 		"Command line");
 	for (i = 0; i < r->nconsumers; i++) {
@@ -100,6 +128,17 @@ int hwtel_gpu_format_text(FILE *f, const struct hwtel_gpu_report *r)
 	}
 	if (reused)
 		fputs("\nA PID was reused during the capture: one row per process.\n", f);
+	if (is_drm(r) && r->estimated_ns) {
+		upj_str(r->bound_upj, e, sizeof(e));
+		fprintf(f, "\nEstimated: %.3f ms of busy time at more than two operating points in one sample period,\n  priced by the device's time in each; error at most %s PJ\n",
+			(double)r->estimated_ns / 1e6, e);
+	}
+	if (is_drm(r) && r->clients_lost)
+		fprintf(f, "\n%lu DRM clients closed before their last read: their usage since the previous sample is lost\n",
+			r->clients_lost);
+	if (is_drm(r) && r->fdinfo_malformed)
+		fprintf(f, "\nfdinfo: %lu malformed lines skipped (details on stderr)\n",
+			r->fdinfo_malformed);
 	if (r->malformed || r->out_of_order || r->stop_without_start || r->start_while_running)
 		fprintf(f, "\nEvent stream: %lu lines, %lu malformed, %lu out of order, %lu STOP without START, %lu START while running (details on stderr)\n",
 			r->lines, r->malformed, r->out_of_order, r->stop_without_start,
@@ -107,14 +146,17 @@ int hwtel_gpu_format_text(FILE *f, const struct hwtel_gpu_report *r)
 	return ferror(f) ? -EIO : 0;
 }
 
-static void json_units(struct hwtel_json *j, const char *key, const uint64_t *v)
+static void json_units(struct hwtel_json *j, const struct hwtel_gpu_report *r, const char *key,
+		       const uint64_t *v)
 {
 	unsigned int k;
 
 	hj_key(j, key);
 	hj_obj_begin(j);
 	for (k = 0; k < HWTEL_GPU_UNITS; k++) {
-		hj_key(j, hwtel_gpu_unit_name(k));
+		if (!unit_exists(r, k))
+			continue;
+		hj_key(j, unit_name(r, k));
 		hj_u64(j, v[k]);
 	}
 	hj_obj_end(j);
@@ -164,8 +206,8 @@ int hwtel_gpu_format_json(FILE *f, const struct hwtel_gpu_report *r)
 			hj_str(&j, c->cmdline);
 		else
 			hj_null(&j);
-		json_units(&j, "busy_ns", c->busy_ns);
-		json_units(&j, "jobs", c->jobs);
+		json_units(&j, r, "busy_ns", c->busy_ns);
+		json_units(&j, r, "jobs", c->jobs);
 		hj_key(&j, "busy_ns_total");
 		hj_u64(&j, c->busy_total_ns);
 		hj_key(&j, "jobs_total");
@@ -183,8 +225,8 @@ int hwtel_gpu_format_json(FILE *f, const struct hwtel_gpu_report *r)
 	hj_arr_end(&j);
 	hj_key(&j, "total");
 	hj_obj_begin(&j);
-	json_units(&j, "busy_ns", r->busy_ns);
-	json_units(&j, "jobs", r->jobs);
+	json_units(&j, r, "busy_ns", r->busy_ns);
+	json_units(&j, r, "jobs", r->jobs);
 	hj_key(&j, "energy_upj");
 	hj_u64(&j, r->energy_upj);
 	hj_key(&j, "mean_pw");
@@ -200,6 +242,23 @@ int hwtel_gpu_format_json(FILE *f, const struct hwtel_gpu_report *r)
 	else
 		hj_null(&j);
 	hj_obj_end(&j);
+	if (is_drm(r)) {
+		hj_key(&j, "source");
+		hj_str(&j, "drm");
+		hj_key(&j, "drm");
+		hj_obj_begin(&j);
+		hj_key(&j, "clients");
+		hj_u64(&j, r->clients);
+		hj_key(&j, "clients_lost");
+		hj_u64(&j, r->clients_lost);
+		hj_key(&j, "estimated_ns");
+		hj_u64(&j, r->estimated_ns);
+		hj_key(&j, "error_bound_upj");
+		hj_u64(&j, r->bound_upj);
+		hj_key(&j, "fdinfo_malformed");
+		hj_u64(&j, r->fdinfo_malformed);
+		hj_obj_end(&j);
+	}
 	hj_key(&j, "stream");
 	hj_obj_begin(&j);
 	hj_key(&j, "lines");
@@ -240,7 +299,8 @@ static void csv_field(FILE *f, const char *s, const char *sep)
 	fputc('"', f);
 }
 
-static void csv_row(FILE *f, const char *sep, const char *pid, unsigned int life,
+static void csv_row(FILE *f, const struct hwtel_gpu_report *r, const char *sep,
+		    const char *pid, unsigned int life,
 		    const char *comm, const uint64_t *busy, const uint64_t *jobs,
 		    uint64_t upj, double pw, double share, const char *cmdline)
 {
@@ -249,7 +309,8 @@ static void csv_row(FILE *f, const char *sep, const char *pid, unsigned int life
 	fprintf(f, "%s%s%u%s", pid, sep, life, sep);
 	csv_field(f, comm, sep);
 	for (k = 0; k < HWTEL_GPU_UNITS; k++)
-		fprintf(f, "%s%" PRIu64, sep, busy[k]);
+		if (unit_exists(r, k))
+			fprintf(f, "%s%" PRIu64, sep, busy[k]);
 	fprintf(f, "%s%" PRIu64 "%s%" PRIu64 "%s%.6f%s%.6f%s", sep, jobs_of(jobs), sep, upj, sep,
 		pw, sep, share, sep);
 	csv_field(f, cmdline, sep);
@@ -263,16 +324,17 @@ int hwtel_gpu_format_csv(FILE *f, const struct hwtel_gpu_report *r, const char *
 
 	fprintf(f, "pid%slife%scomm", sep, sep);
 	for (k = 0; k < HWTEL_GPU_UNITS; k++)
-		fprintf(f, "%sbusy_ns_%s", sep, hwtel_gpu_unit_name(k));
+		if (unit_exists(r, k))
+			fprintf(f, "%sbusy_ns_%s", sep, unit_name(r, k));
 	fprintf(f, "%sjobs%senergy_upj%smean_pw%sshare%scmdline\n", sep, sep, sep, sep, sep);
 	for (i = 0; i < r->nconsumers; i++) {
 		const struct hwtel_gpu_consumer *c = &r->consumers[i];
 
 		snprintf(pid, sizeof(pid), "%d", c->pid);
-		csv_row(f, sep, pid, c->life, c->comm, c->busy_ns, c->jobs, c->energy_upj,
+		csv_row(f, r, sep, pid, c->life, c->comm, c->busy_ns, c->jobs, c->energy_upj,
 			c->mean_pw, c->share, c->cmdline);
 	}
-	csv_row(f, sep, "total", 0, "", r->busy_ns, r->jobs, r->energy_upj, r->mean_pw,
+	csv_row(f, r, sep, "total", 0, "", r->busy_ns, r->jobs, r->energy_upj, r->mean_pw,
 		r->energy_upj ? 1.0 : 0.0, "");
 	return ferror(f) ? -EIO : 0;
 }
@@ -320,7 +382,7 @@ int hwtel_gpu_format_prom(FILE *f, const struct hwtel_gpu_report *cum,
 				continue;
 			fputs("hwtel_gpu_busy_seconds_total{", f);
 			prom_who(f, &cum->consumers[i]);
-			fprintf(f, ",unit=\"%s\"} %.9f\n", hwtel_gpu_unit_name(k),
+			fprintf(f, ",unit=\"%s\"} %.9f\n", unit_name(cum, k),
 				(double)cum->consumers[i].busy_ns[k] / 1e9);
 		}
 	fputs("# HELP hwtel_gpu_jobs_total GPU jobs started by a process.\n"
@@ -331,7 +393,7 @@ int hwtel_gpu_format_prom(FILE *f, const struct hwtel_gpu_report *cum,
 				continue;
 			fputs("hwtel_gpu_jobs_total{", f);
 			prom_who(f, &cum->consumers[i]);
-			fprintf(f, ",unit=\"%s\"} %" PRIu64 "\n", hwtel_gpu_unit_name(k),
+			fprintf(f, ",unit=\"%s\"} %" PRIu64 "\n", unit_name(cum, k),
 				cum->consumers[i].jobs[k]);
 		}
 	fputs("# HELP hwtel_gpu_unattributed_seconds_total Job time before the first known operating point.\n"

@@ -475,15 +475,20 @@ TEST(gpu_cli_exit_status)
 {
 	char a0[] = "gpu", dbg[] = "--debugfs", none[] = "/nonexistent-hwtel", j[] = "-j",
 	     x[] = "-x", comma[] = ",", t[] = "-t", zero[] = "0", bogus[] = "--bogus",
-	     init[] = "--initial-opp", bad[] = "266", q[] = "-q";
-	char *v1[] = { a0, dbg, none, NULL };
+	     init[] = "--initial-opp", bad[] = "266", q[] = "-q", src[] = "--source",
+	     mali[] = "mali", drm[] = "drm", smp[] = "--sample";
+	char *v1[] = { a0, src, mali, dbg, none, NULL };
+	char *v7[] = { a0, src, drm, smp, zero, NULL };
+	char *v8[] = { a0, src, drm, smp, bad, x, comma, j, NULL };
 	char *v2[] = { a0, j, x, comma, NULL };
 	char *v3[] = { a0, t, zero, NULL };
 	char *v4[] = { a0, bogus, NULL };
 	char *v5[] = { a0, init, bad, NULL };
 	char *v6[] = { a0, q, NULL };
 
-	CHECK_EQ(hwtel_gpu_main(3, v1), HWTEL_EXIT_NOPMU);
+	CHECK_EQ(hwtel_gpu_main(5, v1), HWTEL_EXIT_NOPMU);
+	CHECK_EQ(hwtel_gpu_main(5, v7), HWTEL_EXIT_USAGE);
+	CHECK_EQ(hwtel_gpu_main(8, v8), HWTEL_EXIT_USAGE);
 	CHECK_EQ(hwtel_gpu_main(4, v2), HWTEL_EXIT_USAGE);
 	CHECK_EQ(hwtel_gpu_main(3, v3), HWTEL_EXIT_USAGE);
 	CHECK_EQ(hwtel_gpu_main(2, v4), HWTEL_EXIT_USAGE);

@@ -1,0 +1,1204 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libhwtel: the DRM source of the GPU power report. Per open DRM file the
+ * client usage stats of /proc/PID/fdinfo/FD (drm-engine-<name> busy ns,
+ * drm-cycles-<name>), per GPU its devfreq device (trans_stat) and OPP
+ * voltages; energy in pseudo-joules as for the Mali source.
+ *
+ * Energy is accumulated exactly in Hz x uV^2 x ns (unsigned __int128);
+ * 1 uPJ = 266e6 Hz x (1e6 uV)^2 x 1e9 ns / 1e6 of those. The rules that
+ * price the busy time of one sub-interval (between two samples) are in
+ * Documentation/userspace-api/hwtel.rst, "The DRM source".
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libhwtel/gpu.h>
+
+#include "internal.h"
+
+typedef unsigned __int128 u128;
+
+#define UPJ_RAW ((u128)266000000u * 1000000000000ull * 1000u)
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
+/* ---- parsers ---------------------------------------------------------- */
+
+static void diag_line(FILE *diag, const char *what, unsigned long line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void diag_line(FILE *diag, const char *what, unsigned long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!diag)
+		return;
+	fprintf(diag, "%s:%lu: ", what ? what : "fdinfo", line);
+	va_start(ap, fmt);
+	vfprintf(diag, fmt, ap);
+	va_end(ap);
+	fputc('\n', diag);
+}
+
+/* "  123  UNIT" with optional UNIT (NULL: none allowed) */
+static int parse_value(const char *v, const char *unit, uint64_t *out)
+{
+	char *end;
+
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (!isdigit((unsigned char)*v))
+		return -1;
+	errno = 0;
+	*out = strtoull(v, &end, 10);
+	if (errno)
+		return -1;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (unit) {
+		if (strcmp(end, unit))
+			return -1;
+	} else if (*end) {
+		return -1;
+	}
+	return 0;
+}
+
+static struct hwtel_gpu_fdinfo_engine *engine_of(struct hwtel_gpu_fdinfo *o, const char *name,
+						 size_t nlen)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nengines; i++)
+		if (strlen(o->engine[i].name) == nlen && !memcmp(o->engine[i].name, name, nlen))
+			return &o->engine[i];
+	if (o->nengines == HWTEL_GPU_UNITS)
+		return NULL;
+	memset(&o->engine[o->nengines], 0, sizeof(o->engine[0]));
+	memcpy(o->engine[o->nengines].name, name, nlen);
+	o->engine[o->nengines].name[nlen] = '\0';
+	return &o->engine[o->nengines++];
+}
+
+int hwtel_gpu_fdinfo_parse(const char *buf, size_t len, struct hwtel_gpu_fdinfo *o,
+			   FILE *diag, const char *what)
+{
+	static const struct {
+		const char *prefix, *unit;
+		int kind;
+	} keys[] = {
+		{ "drm-engine-", "ns", 0 },
+		{ "drm-cycles-", NULL, 1 },
+		{ "drm-maxfreq-", "Hz", 2 },
+		{ "drm-curfreq-", "Hz", 3 },
+	};
+	bool have_driver = false, have_id = false, bad_id = false;
+	const char *p = buf, *end = buf + len;
+	char line[512];
+
+	memset(o, 0, sizeof(*o));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *ls = p;
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char *colon, *key, *val;
+		unsigned int k;
+
+		o->lines++;
+		p += l + (nl ? 1 : 0);
+		if (l < 4 || memcmp(ls, "drm-", 4))
+			continue;
+		if (l >= sizeof(line)) {
+			diag_line(diag, what, o->lines, "line too long (%zu bytes), skipped", l);
+			o->malformed++;
+			continue;
+		}
+		if (memchr(ls, '\0', l)) {
+			diag_line(diag, what, o->lines, "NUL byte in the line, skipped");
+			o->malformed++;
+			continue;
+		}
+		memcpy(line, ls, l);
+		line[l] = '\0';
+		colon = strchr(line, ':');
+		if (!colon) {
+			diag_line(diag, what, o->lines, "'%s': no ':', skipped", line);
+			o->malformed++;
+			continue;
+		}
+		*colon = '\0';
+		key = line;
+		val = colon + 1;
+		if (!strcmp(key, "drm-driver")) {
+			while (*val == ' ' || *val == '\t')
+				val++;
+			if (!*val || have_driver || strlen(val) >= sizeof(o->driver)) {
+				diag_line(diag, what, o->lines, "drm-driver: %s, skipped",
+					  !*val ? "empty" : have_driver ? "duplicate" : "name too long");
+				o->malformed++;
+				continue;
+			}
+			snprintf(o->driver, sizeof(o->driver), "%s", val);
+			have_driver = true;
+			continue;
+		}
+		if (!strcmp(key, "drm-client-id")) {
+			uint64_t v;
+
+			if (have_id || parse_value(val, NULL, &v)) {
+				diag_line(diag, what, o->lines, "drm-client-id: %s, skipped",
+					  have_id ? "duplicate" : "not a decimal number");
+				o->malformed++;
+				bad_id = !have_id;
+				continue;
+			}
+			o->client_id = v;
+			have_id = true;
+			continue;
+		}
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!strncmp(key, keys[k].prefix, strlen(keys[k].prefix)))
+				break;
+		if (k == sizeof(keys) / sizeof(keys[0]))
+			continue;	/* drm-memory-*, drm-pdev, ...: not used */
+		{
+			const char *name = key + strlen(keys[k].prefix);
+			size_t nlen = strlen(name);
+			struct hwtel_gpu_fdinfo_engine *e;
+			uint64_t v;
+
+			/* drm-engine-capacity-<name> is a count, not a busy time */
+			if (keys[k].kind == 0 && !strncmp(name, "capacity-", 9))
+				continue;
+			if (!nlen || nlen >= sizeof(e->name)) {
+				diag_line(diag, what, o->lines, "%s: engine name %s, skipped", key,
+					  nlen ? "over 23 characters" : "empty");
+				o->malformed++;
+				continue;
+			}
+			if (parse_value(val, keys[k].unit, &v)) {
+				diag_line(diag, what, o->lines,
+					  "%s: expected a decimal number%s%s, skipped", key,
+					  keys[k].unit ? " and " : "",
+					  keys[k].unit ? keys[k].unit : "");
+				o->malformed++;
+				continue;
+			}
+			e = engine_of(o, name, nlen);
+			if (!e) {
+				diag_line(diag, what, o->lines, "%s: more than %u engines, skipped",
+					  key, HWTEL_GPU_UNITS);
+				o->malformed++;
+				continue;
+			}
+			switch (keys[k].kind) {
+			case 0:
+				if (e->has_busy)
+					goto dup;
+				e->busy_ns = v;
+				e->has_busy = true;
+				break;
+			case 1:
+				if (e->has_cycles)
+					goto dup;
+				e->cycles = v;
+				e->has_cycles = true;
+				break;
+			case 2:
+				e->maxfreq_hz = v;
+				break;
+			default:
+				e->curfreq_hz = v;
+				break;
+			}
+			continue;
+dup:
+			diag_line(diag, what, o->lines, "%s: duplicate, skipped", key);
+			o->malformed++;
+		}
+	}
+	if (!have_driver)
+		return -ENOENT;
+	if (!have_id) {
+		if (!bad_id)
+			diag_line(diag, what, o->lines, "drm-driver without drm-client-id: not counted");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int hwtel_gpu_trans_stat_parse(const char *buf, size_t len, struct hwtel_gpu_trans_stat *o,
+			       char *why, size_t whylen)
+{
+	const char *p = buf, *end = buf + len;
+	unsigned int row = 0, lineno = 0;
+	bool header = false;
+	char line[1024];
+
+	memset(o, 0, sizeof(*o));
+	o->cur = -1;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char *s, *tok, *save;
+		uint64_t v[HWTEL_GPU_DVFS_STATES + 2];
+		unsigned int n = 0;
+		bool star = false;
+
+		lineno++;
+		if (l >= sizeof(line)) {
+			snprintf(why, whylen, "line %u: too long", lineno);
+			return -EINVAL;
+		}
+		memcpy(line, p, l);
+		line[l] = '\0';
+		p += l + (nl ? 1 : 0);
+		s = line;
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			continue;
+		if (!strncmp(s, "Not Supported", 13))
+			return -ENOTSUP;
+		if (!strncmp(s, "From", 4))
+			continue;
+		if (!strncmp(s, "Total transition", 16)) {
+			char *c = strchr(s, ':');
+
+			if (!c || parse_value(c + 1, NULL, &o->total)) {
+				snprintf(why, whylen, "line %u: bad total", lineno);
+				return -EINVAL;
+			}
+			continue;
+		}
+		if (*s == ':') {
+			/* ": F0 F1 ... time(ms)" */
+			for (tok = strtok_r(s + 1, " \t", &save); tok;
+			     tok = strtok_r(NULL, " \t", &save)) {
+				if (!strcmp(tok, "time(ms)"))
+					break;
+				if (o->nstates == HWTEL_GPU_DVFS_STATES ||
+				    parse_value(tok, NULL, &o->hz[o->nstates])) {
+					snprintf(why, whylen, "line %u: bad frequency '%s'", lineno, tok);
+					return -EINVAL;
+				}
+				o->nstates++;
+			}
+			header = true;
+			continue;
+		}
+		if (!header) {
+			snprintf(why, whylen, "line %u: a row before the frequency header", lineno);
+			return -EINVAL;
+		}
+		if (*s == '*') {
+			star = true;
+			s++;
+		}
+		for (tok = strtok_r(s, " \t:", &save); tok; tok = strtok_r(NULL, " \t:", &save)) {
+			if (n == o->nstates + 2 || parse_value(tok, NULL, &v[n])) {
+				snprintf(why, whylen, "line %u: bad row", lineno);
+				return -EINVAL;
+			}
+			n++;
+		}
+		if (n != o->nstates + 2 || row >= o->nstates || v[0] != o->hz[row]) {
+			snprintf(why, whylen, "line %u: row of %u numbers, expected %u for %" PRIu64 " Hz",
+				 lineno, n, o->nstates + 2, row < o->nstates ? o->hz[row] : 0);
+			return -EINVAL;
+		}
+		for (n = 0; n < o->nstates; n++)
+			o->to_count[n] += v[1 + n];
+		o->time_ms[row] = v[o->nstates + 1];
+		if (star)
+			o->cur = (int)row;
+		row++;
+	}
+	if (!header || row != o->nstates) {
+		snprintf(why, whylen, "%u rows for %u frequencies", row, o->nstates);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- sampler ---------------------------------------------------------- */
+
+struct drm_dvfs {
+	char name[64];
+	char devpath[PATH_MAX];
+	struct hwtel_gpu_trans_stat prev;	/* the last read */
+	struct hwtel_gpu_trans_stat base;	/* read before the last sample's fdinfo */
+	struct hwtel_gpu_trans_stat start;	/* read before this sample's fdinfo */
+	bool have_prev, have_start, said;
+	uint64_t uv[HWTEL_GPU_DVFS_STATES];	/* 0: unknown */
+	unsigned int nvis;
+	unsigned int vis[HWTEL_GPU_DVFS_STATES];
+	uint64_t w[HWTEL_GPU_DVFS_STATES];	/* ms in the state in the sub-interval */
+};
+
+struct drm_cons {
+	int pid;
+	uint64_t start;			/* /proc/PID/stat starttime */
+	unsigned int life;
+	char comm[32], cmdline[256];
+	uint64_t busy[HWTEL_GPU_UNITS], unpriced;
+	u128 raw;
+	uint64_t cbusy[HWTEL_GPU_UNITS], cunpriced;
+	u128 craw;
+};
+
+struct drm_client {
+	uint64_t rdev, id;
+	unsigned int cons;
+	int held;
+	int dvfs;
+	bool seen;
+	unsigned long malformed;
+	unsigned int nengines;
+	struct {
+		char name[24];
+		uint64_t busy, cycles;
+		bool has_cycles;
+		uint64_t pdt, pdc;	/* pending: read, not priced yet */
+		bool pc;
+	} e[HWTEL_GPU_UNITS];
+};
+
+struct drm_bad {
+	int pid, fd;
+	uint64_t rdev;
+};
+
+struct hwtel_gpu_drm {
+	char proc[PATH_MAX], sys[PATH_MAX], dbg[PATH_MAX];
+	struct drm_bad *bad;		/* DRM files without a client id, said once */
+	unsigned int nbad;
+	bool own_proc, hold, init_set;
+	uint32_t init_mhz, init_mv;
+	FILE *diag;
+	char prefix[64];
+	struct hwtel_gpu_opp *opp;
+	unsigned int nopp;
+	struct drm_dvfs *dvfs;
+	unsigned int ndvfs;
+	struct drm_client *cl;
+	unsigned int ncl;
+	struct drm_cons *cons;
+	unsigned int ncons;
+	char units[HWTEL_GPU_UNITS][24];
+	unsigned int nunits;
+	bool units_full_said;
+	uint64_t t0, cum_t0;
+	/* interval diagnostics */
+	uint64_t est_ns, cest_ns;
+	u128 bound, cbound;
+	unsigned long lost, clost, malformed, cmalformed, clients, cclients;
+	struct hwtel_gpu_report rep, cum;
+};
+
+static void drm_diag(struct hwtel_gpu_drm *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void drm_diag(struct hwtel_gpu_drm *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!d->diag)
+		return;
+	fputs(d->prefix, d->diag);
+	va_start(ap, fmt);
+	vfprintf(d->diag, fmt, ap);
+	va_end(ap);
+	fputc('\n', d->diag);
+}
+
+/* Small file into buf (NUL-terminated); length or -errno */
+static ssize_t slurp_at(int dirfd, const char *path, char *buf, size_t size)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (n + 1 < size) {
+		ssize_t r = read(fd, buf + n, size - 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			close(fd);
+			return -e;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return (ssize_t)n;
+}
+
+static uint64_t opp_uv(struct hwtel_gpu_drm *d, struct drm_dvfs *v, uint64_t hz)
+{
+	char path[PATH_MAX * 2 + 100], dev[PATH_MAX], parent[PATH_MAX];
+	unsigned long long uv;
+	unsigned int i;
+	char *b;
+
+	if (d->nopp) {
+		for (i = 0; i < d->nopp; i++)
+			if ((uint64_t)d->opp[i].mhz * 1000000u == hz)
+				return (uint64_t)d->opp[i].mv * 1000u;
+		return 0;
+	}
+	/* debugfs opp/<parent>-<dev>/opp:<hz>/supply-0/u_volt_target */
+	snprintf(dev, sizeof(dev), "%s", v->devpath);
+	b = strrchr(dev, '/');
+	if (!b)
+		return 0;
+	*b = '\0';
+	snprintf(parent, sizeof(parent), "%s", strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev);
+	snprintf(path, sizeof(path), "%s/opp/%s-%s/opp:%" PRIu64 "/supply-0/u_volt_target",
+		 d->dbg, parent, b + 1, hz);
+	if (hwtel_read_uint(path, &uv)) {
+		snprintf(path, sizeof(path), "%s/opp/%s/opp:%" PRIu64 "/supply-0/u_volt_target",
+			 d->dbg, b + 1, hz);
+		if (hwtel_read_uint(path, &uv))
+			return 0;
+	}
+	return uv;
+}
+
+static int dvfs_read(struct hwtel_gpu_drm *d, struct drm_dvfs *v, struct hwtel_gpu_trans_stat *ts)
+{
+	char path[PATH_MAX + 100], buf[8192], why[128];
+	ssize_t n;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/class/devfreq/%s/trans_stat", d->sys, v->name);
+	n = slurp_at(AT_FDCWD, path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	ret = hwtel_gpu_trans_stat_parse(buf, (size_t)n, ts, why, sizeof(why));
+	if (ret == -EINVAL)
+		drm_diag(d, "%s: %s", path, why);
+	return ret;
+}
+
+static void dvfs_discover(struct hwtel_gpu_drm *d)
+{
+	char path[PATH_MAX + 100];
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/class/devfreq", d->sys);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		struct drm_dvfs *v, *nv;
+		char link[PATH_MAX + 200];
+		unsigned int i;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(v->name))
+			continue;
+		nv = realloc(d->dvfs, (d->ndvfs + 1) * sizeof(*d->dvfs));
+		if (!nv)
+			break;
+		d->dvfs = nv;
+		v = &d->dvfs[d->ndvfs];
+		memset(v, 0, sizeof(*v));
+		snprintf(v->name, sizeof(v->name), "%s", de->d_name);
+		snprintf(link, sizeof(link), "%s/%s/device", path, de->d_name);
+		if (!realpath(link, v->devpath))
+			continue;
+		if (dvfs_read(d, v, &v->prev)) {
+			drm_diag(d, "devfreq %s: no trans_stat: its GPU's energy is unpriced", v->name);
+			continue;
+		}
+		v->have_prev = true;
+		v->base = v->prev;
+		for (i = 0; i < v->prev.nstates; i++) {
+			v->uv[i] = opp_uv(d, v, v->prev.hz[i]);
+			if (!v->uv[i])
+				drm_diag(d, "devfreq %s: no voltage for %" PRIu64 " Hz (OPP debugfs or --opp): time there is unpriced",
+					 v->name, v->prev.hz[i]);
+		}
+		d->ndvfs++;
+	}
+	closedir(dir);
+}
+
+/* Before a sample's fdinfo reads */
+static void dvfs_start(struct hwtel_gpu_drm *d, struct drm_dvfs *v)
+{
+	v->have_start = v->have_prev && !dvfs_read(d, v, &v->start) &&
+			v->start.nstates == v->prev.nstates;
+}
+
+/*
+ * After them: the states the device visited from before the previous
+ * sample's fdinfo reads to after this one's, a window that contains the
+ * time between the two reads of every client.
+ */
+static void dvfs_end(struct hwtel_gpu_drm *d, struct drm_dvfs *v)
+{
+	const struct hwtel_gpu_trans_stat *b = &v->base;
+	struct hwtel_gpu_trans_stat ts;
+	unsigned int i;
+
+	v->nvis = 0;
+	if (!v->have_start || dvfs_read(d, v, &ts) || ts.nstates != b->nstates) {
+		if (!v->said)
+			drm_diag(d, "devfreq %s: trans_stat unreadable or changed: its GPU's samples are unpriced",
+				 v->name);
+		v->said = true;
+		if (v->have_start)
+			v->base = v->start;
+		return;
+	}
+	for (i = 0; i < ts.nstates; i++) {
+		bool in = (int)i == b->cur || (int)i == ts.cur ||
+			  ts.time_ms[i] > b->time_ms[i] || ts.to_count[i] > b->to_count[i];
+
+		if (!in)
+			continue;
+		v->vis[v->nvis] = i;
+		v->w[v->nvis] = ts.time_ms[i] >= b->time_ms[i] ? ts.time_ms[i] - b->time_ms[i] : 0;
+		v->nvis++;
+	}
+	v->prev = ts;
+	v->base = v->start;
+}
+
+static int dvfs_of_rdev(struct hwtel_gpu_drm *d, uint64_t rdev)
+{
+	char link[PATH_MAX + 64], real[PATH_MAX];
+	unsigned int i;
+
+	snprintf(link, sizeof(link), "%s/dev/char/%u:%u/device", d->sys, major(rdev), minor(rdev));
+	if (!realpath(link, real))
+		return -1;
+	for (i = 0; i < d->ndvfs; i++)
+		if (!strcmp(d->dvfs[i].devpath, real))
+			return (int)i;
+	return -1;
+}
+
+static int unit_of(struct hwtel_gpu_drm *d, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nunits; i++)
+		if (!strcmp(d->units[i], name))
+			return (int)i;
+	if (d->nunits == HWTEL_GPU_UNITS) {
+		if (!d->units_full_said)
+			drm_diag(d, "engine %s: more than %u engine names, not reported", name,
+				 HWTEL_GPU_UNITS);
+		d->units_full_said = true;
+		return -1;
+	}
+	snprintf(d->units[d->nunits], sizeof(d->units[0]), "%s", name);
+	return (int)d->nunits++;
+}
+
+static uint64_t proc_start(struct hwtel_gpu_drm *d, int pid)
+{
+	char path[PATH_MAX + 40], buf[1024], *p;
+	unsigned long long v = 0;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", d->proc, pid);
+	if (slurp_at(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
+		return 0;
+	p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	/* field 3 (state) follows ") "; starttime is field 22 */
+	for (i = 3; i < 22 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		v = strtoull(p + 1, NULL, 10);
+	return v;
+}
+
+static int cons_of(struct hwtel_gpu_drm *d, int pid)
+{
+	uint64_t st = proc_start(d, pid);
+	unsigned int i, life = 0;
+	struct drm_cons *nc, *c;
+
+	for (i = 0; i < d->ncons; i++) {
+		if (d->cons[i].pid != pid)
+			continue;
+		if (d->cons[i].start == st)
+			return (int)i;
+		life = d->cons[i].life + 1;
+	}
+	nc = realloc(d->cons, (d->ncons + 1) * sizeof(*nc));
+	if (!nc)
+		return -ENOMEM;
+	d->cons = nc;
+	c = &d->cons[d->ncons];
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	c->start = st;
+	c->life = life;
+	if (!hwtel_read_proc_name(d->proc, pid, c->comm, sizeof(c->comm), c->cmdline,
+				  sizeof(c->cmdline)))
+		c->comm[0] = c->cmdline[0] = '\0';
+	return (int)d->ncons++;
+}
+
+static u128 pw_raw(const struct drm_dvfs *v, unsigned int s)
+{
+	return (u128)v->prev.hz[s] * v->uv[s] * v->uv[s];
+}
+
+/* Price @dt ns of busy time (@dc cycles when @has_c) of a client on @v */
+static void price(struct hwtel_gpu_drm *d, struct drm_client *c, int unit, uint64_t dt,
+		  uint64_t dc, bool has_c)
+{
+	struct drm_cons *k = &d->cons[c->cons];
+	struct drm_dvfs *v = c->dvfs >= 0 ? &d->dvfs[c->dvfs] : NULL;
+	u128 raw = 0, pmin = 0, pmax = 0;
+	unsigned int i;
+
+	if (unit >= 0) {
+		k->busy[unit] += dt;
+		k->cbusy[unit] += dt;
+	}
+	if (!dt)
+		return;
+	if (!v || !v->nvis) {
+		if (!v && d->init_set) {
+			raw = (u128)dt * ((uint64_t)d->init_mhz * 1000000u) *
+			      ((uint64_t)d->init_mv * 1000u) * ((uint64_t)d->init_mv * 1000u);
+			goto add;
+		}
+		goto unpriced;
+	}
+	for (i = 0; i < v->nvis; i++) {
+		u128 p;
+
+		if (!v->uv[v->vis[i]])
+			goto unpriced;
+		p = pw_raw(v, v->vis[i]);
+		if (!i || p < pmin)
+			pmin = p;
+		if (!i || p > pmax)
+			pmax = p;
+	}
+	if (v->nvis == 1) {
+		raw = (u128)dt * pw_raw(v, v->vis[0]);
+		goto add;
+	}
+	if (v->nvis == 2 && has_c) {
+		/* t_a + t_b = dt, f_a t_a + f_b t_b = dc x 1e9: exact */
+		unsigned int a = v->vis[0], b = v->vis[1];
+		__int128 fa = (__int128)v->prev.hz[a], fb = (__int128)v->prev.hz[b];
+		__int128 num = (__int128)dc * 1000000000 - fa * (__int128)dt;
+		__int128 den = fb - fa, tb;
+
+		if (den) {
+			if (den < 0) {
+				den = -den;
+				num = -num;
+			}
+			tb = (num + den / 2) / den;
+			if (num >= 0 && tb <= (__int128)dt) {
+				raw = (u128)(dt - (uint64_t)tb) * pw_raw(v, a) +
+				      (u128)(uint64_t)tb * pw_raw(v, b);
+				goto add;
+			}
+		}
+		/* cycles inconsistent with the two frequencies: estimate */
+	}
+	{
+		/* dt split in proportion to the device's time in each state */
+		uint64_t wsum = 0, left = dt;
+
+		for (i = 0; i < v->nvis; i++)
+			wsum += v->w[i];
+		for (i = 0; i < v->nvis; i++) {
+			uint64_t t;
+
+			if (i + 1 == v->nvis)
+				t = left;
+			else if (wsum)
+				t = (uint64_t)((u128)dt * v->w[i] / wsum);
+			else
+				t = dt / v->nvis;
+			left -= t;
+			raw += (u128)t * pw_raw(v, v->vis[i]);
+		}
+		d->est_ns += dt;
+		d->cest_ns += dt;
+		d->bound += (u128)dt * (pmax - pmin);
+		d->cbound += (u128)dt * (pmax - pmin);
+	}
+add:
+	k->raw += raw;
+	k->craw += raw;
+	return;
+unpriced:
+	k->unpriced += dt;
+	k->cunpriced += dt;
+}
+
+static void account(struct hwtel_gpu_drm *d, struct drm_client *c,
+		    const struct hwtel_gpu_fdinfo *fi, bool baseline)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < fi->nengines; i++) {
+		const struct hwtel_gpu_fdinfo_engine *e = &fi->engine[i];
+		uint64_t dt, dc = 0;
+		bool has_c;
+
+		if (!e->has_busy)
+			continue;
+		for (j = 0; j < c->nengines; j++)
+			if (!strcmp(c->e[j].name, e->name))
+				break;
+		if (j == c->nengines) {
+			if (j == HWTEL_GPU_UNITS)
+				continue;
+			memset(&c->e[j], 0, sizeof(c->e[j]));
+			snprintf(c->e[j].name, sizeof(c->e[j].name), "%s", e->name);
+			c->e[j].has_cycles = e->has_cycles;
+			c->nengines++;
+			if (baseline) {
+				c->e[j].busy = e->busy_ns;
+				c->e[j].cycles = e->cycles;
+			}
+		}
+		if (e->busy_ns < c->e[j].busy) {
+			drm_diag(d, "client %" PRIu64 " engine %s: busy time went back from %" PRIu64 " to %" PRIu64 " ns: rebased",
+				 c->id, e->name, c->e[j].busy, e->busy_ns);
+			c->e[j].busy = e->busy_ns;
+			c->e[j].cycles = e->cycles;
+			continue;
+		}
+		dt = e->busy_ns - c->e[j].busy;
+		has_c = e->has_cycles && c->e[j].has_cycles && e->cycles >= c->e[j].cycles;
+		if (has_c)
+			dc = e->cycles - c->e[j].cycles;
+		c->e[j].busy = e->busy_ns;
+		c->e[j].cycles = e->cycles;
+		c->e[j].has_cycles = e->has_cycles;
+		if (c->e[j].pdt && !has_c)
+			c->e[j].pc = false;
+		else if (!c->e[j].pdt)
+			c->e[j].pc = has_c;
+		c->e[j].pdt += dt;
+		c->e[j].pdc += dc;
+	}
+}
+
+static void price_pending(struct hwtel_gpu_drm *d, struct drm_client *c)
+{
+	unsigned int j;
+
+	for (j = 0; j < c->nengines; j++) {
+		price(d, c, unit_of(d, c->e[j].name), c->e[j].pdt, c->e[j].pdc, c->e[j].pc);
+		c->e[j].pdt = c->e[j].pdc = 0;
+		c->e[j].pc = false;
+	}
+}
+
+static struct drm_client *client_find(struct hwtel_gpu_drm *d, uint64_t rdev, uint64_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->ncl; i++)
+		if (d->cl[i].rdev == rdev && d->cl[i].id == id)
+			return &d->cl[i];
+	return NULL;
+}
+
+static int hold_fd(int pid, int fd)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), r;
+
+	if (pfd < 0)
+		return -1;
+	r = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	close(pfd);
+	return r;
+}
+
+static int scan_fd(struct hwtel_gpu_drm *d, int pid, int fddir, int infodir, const char *fdname,
+		   bool baseline)
+{
+	char buf[16384], what[PATH_MAX + 400];
+	struct hwtel_gpu_fdinfo fi;
+	struct drm_client *c;
+	struct stat st;
+	ssize_t n;
+	int ret;
+
+	if (fstatat(fddir, fdname, &st, 0) || !S_ISCHR(st.st_mode))
+		return 0;
+	n = slurp_at(infodir, fdname, buf, sizeof(buf));
+	if (n <= 0)
+		return 0;
+	snprintf(what, sizeof(what), "%s%s/%d/fdinfo/%s", d->prefix, d->proc, pid, fdname);
+	ret = hwtel_gpu_fdinfo_parse(buf, (size_t)n, &fi, NULL, what);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret) {
+		unsigned int i;
+		struct drm_bad *nb;
+
+		for (i = 0; i < d->nbad; i++)
+			if (d->bad[i].pid == pid && d->bad[i].fd == atoi(fdname) &&
+			    d->bad[i].rdev == st.st_rdev)
+				return 0;
+		nb = realloc(d->bad, (d->nbad + 1) * sizeof(*nb));
+		if (nb) {
+			d->bad = nb;
+			d->bad[d->nbad++] = (struct drm_bad){ pid, atoi(fdname), st.st_rdev };
+		}
+	}
+	c = ret ? NULL : client_find(d, st.st_rdev, fi.client_id);
+	if (ret || !c || fi.malformed != c->malformed) {
+		/* diagnostics once per client, again when they change */
+		hwtel_gpu_fdinfo_parse(buf, (size_t)n, &fi, d->diag, what);
+		d->malformed += fi.malformed;
+		d->cmalformed += fi.malformed;
+		if (ret)
+			return 0;
+	}
+	if (c && c->seen)
+		return 0;		/* the same open file in another fd or process */
+	if (!c) {
+		struct drm_client *ncl = realloc(d->cl, (d->ncl + 1) * sizeof(*ncl));
+		int k;
+
+		if (!ncl)
+			return -ENOMEM;
+		d->cl = ncl;
+		k = cons_of(d, pid);
+		if (k < 0)
+			return k;
+		c = &d->cl[d->ncl++];
+		memset(c, 0, sizeof(*c));
+		c->rdev = st.st_rdev;
+		c->id = fi.client_id;
+		c->cons = (unsigned int)k;
+		c->dvfs = dvfs_of_rdev(d, st.st_rdev);
+		c->held = d->hold && d->own_proc ? hold_fd(pid, atoi(fdname)) : -1;
+		d->clients++;
+		d->cclients++;
+	}
+	c->malformed = fi.malformed;
+	c->seen = true;
+	account(d, c, &fi, baseline);
+	return 0;
+}
+
+static int scan(struct hwtel_gpu_drm *d, bool baseline)
+{
+	struct dirent *de;
+	unsigned int i;
+	DIR *proc;
+	int self = getpid(), ret = 0;
+
+	for (i = 0; i < d->ndvfs; i++)
+		dvfs_start(d, &d->dvfs[i]);
+	for (i = 0; i < d->ncl; i++)
+		d->cl[i].seen = false;
+	proc = opendir(d->proc);
+	if (!proc)
+		return hwtel_err(-errno, "%s: %s", d->proc, strerror(errno));
+	while (!ret && (de = readdir(proc))) {
+		char path[PATH_MAX + 300];
+		int pid, fddir, infodir;
+		struct dirent *fe;
+		DIR *fds;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = atoi(de->d_name);
+		if (d->own_proc && pid == self)
+			continue;	/* our held duplicates */
+		snprintf(path, sizeof(path), "%s/%s/fd", d->proc, de->d_name);
+		fddir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fddir < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/fdinfo", d->proc, de->d_name);
+		infodir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		fds = infodir >= 0 ? fdopendir(dup(fddir)) : NULL;
+		if (!fds) {
+			if (infodir >= 0)
+				close(infodir);
+			close(fddir);
+			continue;
+		}
+		while (!ret && (fe = readdir(fds)))
+			if (isdigit((unsigned char)fe->d_name[0]))
+				ret = scan_fd(d, pid, fddir, infodir, fe->d_name, baseline);
+		closedir(fds);
+		close(infodir);
+		close(fddir);
+	}
+	closedir(proc);
+	if (ret)
+		return ret;
+	/* clients gone: their last usage through our duplicate */
+	for (i = 0; i < d->ncl; i++) {
+		struct drm_client *c = &d->cl[i];
+
+		if (c->seen)
+			continue;
+		if (c->held >= 0) {
+			char buf[16384], name[32];
+			struct hwtel_gpu_fdinfo fi;
+			ssize_t n;
+
+			snprintf(name, sizeof(name), "/proc/self/fdinfo/%d", c->held);
+			n = slurp_at(AT_FDCWD, name, buf, sizeof(buf));
+			if (n > 0 && !hwtel_gpu_fdinfo_parse(buf, (size_t)n, &fi, NULL, name) &&
+			    fi.client_id == c->id)
+				account(d, c, &fi, false);
+			else
+				d->lost++, d->clost++;
+			close(c->held);
+			c->held = -1;
+		} else {
+			d->lost++;
+			d->clost++;
+		}
+	}
+	for (i = 0; i < d->ndvfs; i++)
+		dvfs_end(d, &d->dvfs[i]);
+	for (i = 0; i < d->ncl;) {
+		price_pending(d, &d->cl[i]);
+		if (d->cl[i].seen)
+			i++;
+		else
+			d->cl[i] = d->cl[--d->ncl];
+	}
+	return 0;
+}
+
+struct hwtel_gpu_drm *hwtel_gpu_drm_new(const char *procroot, const char *sysroot,
+					const char *debugfs)
+{
+	struct hwtel_gpu_drm *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		hwtel_err(-ENOMEM, "out of memory");
+		return NULL;
+	}
+	snprintf(d->proc, sizeof(d->proc), "%s", procroot ? procroot : "/proc");
+	snprintf(d->sys, sizeof(d->sys), "%s", sysroot ? sysroot : "/sys");
+	snprintf(d->dbg, sizeof(d->dbg), "%s", debugfs ? debugfs : "/sys/kernel/debug");
+	d->own_proc = !procroot || !strcmp(procroot, "/proc");
+	d->hold = true;
+	return d;
+}
+
+void hwtel_gpu_drm_free(struct hwtel_gpu_drm *d)
+{
+	unsigned int i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->ncl; i++)
+		if (d->cl[i].held >= 0)
+			close(d->cl[i].held);
+	free(d->cl);
+	free(d->bad);
+	free(d->cons);
+	free(d->dvfs);
+	free(d->opp);
+	free(d->rep.consumers);
+	free(d->cum.consumers);
+	free(d);
+}
+
+void hwtel_gpu_drm_set_diag(struct hwtel_gpu_drm *d, FILE *f, const char *prefix)
+{
+	d->diag = f;
+	snprintf(d->prefix, sizeof(d->prefix), "%s", prefix ? prefix : "");
+}
+
+int hwtel_gpu_drm_set_opp_table(struct hwtel_gpu_drm *d, const struct hwtel_gpu_opp *t,
+				unsigned int n)
+{
+	struct hwtel_gpu_opp *c = n ? malloc(n * sizeof(*t)) : NULL;
+
+	if (n && !c)
+		return hwtel_err(-ENOMEM, "out of memory");
+	if (n)
+		memcpy(c, t, n * sizeof(*t));
+	free(d->opp);
+	d->opp = c;
+	d->nopp = n;
+	return 0;
+}
+
+void hwtel_gpu_drm_set_initial_opp(struct hwtel_gpu_drm *d, uint32_t mhz, uint32_t mv)
+{
+	d->init_set = true;
+	d->init_mhz = mhz;
+	d->init_mv = mv;
+}
+
+void hwtel_gpu_drm_set_hold(struct hwtel_gpu_drm *d, bool hold)
+{
+	d->hold = hold;
+}
+
+int hwtel_gpu_drm_begin(struct hwtel_gpu_drm *d, uint64_t t0_ns)
+{
+	d->t0 = d->cum_t0 = t0_ns;
+	dvfs_discover(d);
+	return scan(d, true);
+}
+
+int hwtel_gpu_drm_sample(struct hwtel_gpu_drm *d)
+{
+	return scan(d, false);
+}
+
+static uint64_t upj_of(u128 raw)
+{
+	return (uint64_t)((raw + UPJ_RAW / 2) / UPJ_RAW);
+}
+
+static int cmp_cons(const void *a, const void *b)
+{
+	const struct hwtel_gpu_consumer *x = a, *y = b;
+
+	if (x->energy_upj != y->energy_upj)
+		return x->energy_upj < y->energy_upj ? 1 : -1;
+	if (x->busy_total_ns != y->busy_total_ns)
+		return x->busy_total_ns < y->busy_total_ns ? 1 : -1;
+	return x->pid - y->pid;
+}
+
+static int build(struct hwtel_gpu_drm *d, bool cum, uint64_t t0, uint64_t t1)
+{
+	struct hwtel_gpu_report *r = cum ? &d->cum : &d->rep;
+	struct hwtel_gpu_consumer *cs;
+	unsigned int i, k, n = 0;
+	u128 total = 0;
+
+	cs = calloc(d->ncons ? d->ncons : 1, sizeof(*cs));
+	if (!cs)
+		return hwtel_err(-ENOMEM, "out of memory");
+	free(r->consumers);
+	memset(r, 0, sizeof(*r));
+	r->source = "drm";
+	r->t0_ns = t0;
+	r->t1_ns = t1;
+	r->seconds = (double)(t1 - t0) / 1e9;
+	for (k = 0; k < d->nunits; k++)
+		snprintf(r->unit_names[k], sizeof(r->unit_names[k]), "%s", d->units[k]);
+	if (!d->nunits)
+		snprintf(r->unit_names[0], sizeof(r->unit_names[0]), "-");
+	for (i = 0; i < d->ncons; i++) {
+		struct drm_cons *c = &d->cons[i];
+		const uint64_t *busy = cum ? c->cbusy : c->busy;
+		struct hwtel_gpu_consumer *o = &cs[n];
+		u128 raw = cum ? c->craw : c->raw;
+
+		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+			o->busy_ns[k] = busy[k];
+			o->busy_total_ns += busy[k];
+			r->busy_ns[k] += busy[k];
+		}
+		o->unpriced_ns = cum ? c->cunpriced : c->unpriced;
+		if (!o->busy_total_ns && !o->unpriced_ns)
+			continue;
+		o->pid = c->pid;
+		o->life = c->life;
+		snprintf(o->comm, sizeof(o->comm), "%s", c->comm);
+		snprintf(o->cmdline, sizeof(o->cmdline), "%s", c->cmdline);
+		o->energy_upj = upj_of(raw);
+		o->energy_pj = (double)raw / (double)UPJ_RAW / 1e6;
+		o->mean_pw = r->seconds > 0 ? o->energy_pj / r->seconds : 0;
+		total += raw;
+		n++;
+	}
+	r->nconsumers = n;
+	r->consumers = cs;
+	r->energy_upj = upj_of(total);
+	r->energy_pj = (double)total / (double)UPJ_RAW / 1e6;
+	r->mean_pw = r->seconds > 0 ? r->energy_pj / r->seconds : 0;
+	for (i = 0; i < n; i++)
+		cs[i].share = total ? (double)cs[i].energy_pj / r->energy_pj : 0;
+	qsort(cs, n, sizeof(*cs), cmp_cons);
+	if (d->ndvfs && d->dvfs[0].prev.cur >= 0 && d->dvfs[0].uv[d->dvfs[0].prev.cur]) {
+		int s = d->dvfs[0].prev.cur;
+
+		r->opp_known = true;
+		r->opp.mhz = (uint32_t)(d->dvfs[0].prev.hz[s] / 1000000u);
+		r->opp.mv = (uint32_t)(d->dvfs[0].uv[s] / 1000u);
+	} else if (!d->ndvfs && d->init_set) {
+		r->opp_known = true;
+		r->opp.mhz = d->init_mhz;
+		r->opp.mv = d->init_mv;
+	}
+	r->estimated_ns = cum ? d->cest_ns : d->est_ns;
+	r->bound_upj = upj_of(cum ? d->cbound : d->bound);
+	r->clients = cum ? d->cclients : d->clients;
+	r->clients_lost = cum ? d->clost : d->lost;
+	r->fdinfo_malformed = cum ? d->cmalformed : d->malformed;
+	r->dvfs_changes = 0;
+	return 0;
+}
+
+int hwtel_gpu_drm_interval(struct hwtel_gpu_drm *d, uint64_t t1_ns,
+			   const struct hwtel_gpu_report **out)
+{
+	unsigned int i;
+	int ret = scan(d, false);
+
+	if (!ret)
+		ret = build(d, false, d->t0, t1_ns);
+	if (!ret)
+		ret = build(d, true, d->cum_t0, t1_ns);
+	if (ret)
+		return ret;
+	for (i = 0; i < d->ncons; i++) {
+		memset(d->cons[i].busy, 0, sizeof(d->cons[i].busy));
+		d->cons[i].unpriced = 0;
+		d->cons[i].raw = 0;
+	}
+	d->est_ns = 0;
+	d->bound = 0;
+	d->lost = d->malformed = 0;
+	d->clients = d->ncl;
+	d->t0 = t1_ns;
+	*out = &d->rep;
+	return 0;
+}
+
+const struct hwtel_gpu_report *hwtel_gpu_drm_cumulative(const struct hwtel_gpu_drm *d)
+{
+	return &d->cum;
+}

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The DRM source's parsers (libhwtel gpu_drm.c): fdinfo usage stats
+ * (Documentation/gpu/drm-usage-stats.rst) and devfreq trans_stat, on
+ * well-formed and malformed text: every bad line is diagnosed with its
+ * line number and skipped, nothing crashes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <libhwtel/gpu.h>
+
+#include "unit.h"
+
+static int parse(const char *text, struct hwtel_gpu_fdinfo *fi, char **diag)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(diag, &len);
+	int ret = hwtel_gpu_fdinfo_parse(text, strlen(text), fi, f, "fdinfo/5");
+
+	fclose(f);
+	return ret;
+}
+
+/* what panfrost on 6.12 prints, plus the generic fdinfo lines */
+static const char panfrost[] =
+	"pos:\t0\nflags:\t02100002\nmnt_id:\t26\nino:\t1061\n"
+	"drm-driver:\tpanfrost\n"
+	"drm-client-id:\t17\n"
+	"drm-engine-fragment:\t1234567 ns\n"
+	"drm-cycles-fragment:\t987654\n"
+	"drm-maxfreq-fragment:\t800000000 Hz\n"
+	"drm-curfreq-fragment:\t400000000 Hz\n"
+	"drm-engine-vertex-tiler:\t42 ns\n"
+	"drm-cycles-vertex-tiler:\t0\n"
+	"drm-total-memory:\t1024 KiB\n"
+	"drm-shared-memory:\t0\n";
+
+TEST(fdinfo_panfrost)
+{
+	struct hwtel_gpu_fdinfo fi;
+	char *diag = NULL;
+
+	CHECK_EQ(parse(panfrost, &fi, &diag), 0);
+	CHECK_STR(fi.driver, "panfrost");
+	CHECK_U64(fi.client_id, 17);
+	CHECK_EQ(fi.nengines, 2);
+	CHECK_STR(fi.engine[0].name, "fragment");
+	CHECK_U64(fi.engine[0].busy_ns, 1234567);
+	CHECK_U64(fi.engine[0].cycles, 987654);
+	CHECK(fi.engine[0].has_cycles && fi.engine[0].has_busy);
+	CHECK_U64(fi.engine[0].maxfreq_hz, 800000000);
+	CHECK_U64(fi.engine[0].curfreq_hz, 400000000);
+	CHECK_STR(fi.engine[1].name, "vertex-tiler");
+	CHECK_U64(fi.engine[1].busy_ns, 42);
+	CHECK_EQ(fi.malformed, 0);
+	CHECK_STR(diag, "");
+	free(diag);
+}
+
+TEST(fdinfo_msm_61_no_trailing_newline)
+{
+	/* msm on 6.1: one engine "gpu", a last line without its newline */
+	struct hwtel_gpu_fdinfo fi;
+	char *diag = NULL;
+
+	CHECK_EQ(parse("drm-driver:\tmsm\ndrm-client-id:\t3\ndrm-engine-gpu:\t500 ns\n"
+		       "drm-cycles-gpu:\t100\ndrm-maxfreq-gpu:\t710000000 Hz", &fi, &diag), 0);
+	CHECK_EQ(fi.nengines, 1);
+	CHECK_U64(fi.engine[0].busy_ns, 500);
+	CHECK_U64(fi.engine[0].maxfreq_hz, 710000000);
+	CHECK_STR(diag, "");
+	free(diag);
+}
+
+TEST(fdinfo_not_drm)
+{
+	struct hwtel_gpu_fdinfo fi;
+	char *diag = NULL;
+
+	CHECK_EQ(parse("pos:\t0\nflags:\t02\nmnt_id:\t3\n", &fi, &diag), -ENOENT);
+	CHECK_STR(diag, "");
+	free(diag);
+	CHECK_EQ(parse("", &fi, &diag), -ENOENT);
+	free(diag);
+}
+
+TEST(fdinfo_malformed_lines)
+{
+	struct hwtel_gpu_fdinfo fi;
+	char *diag = NULL;
+	static const char text[] =
+		"drm-driver:\tv3d\n"			/* 1 */
+		"drm-client-id:\t9\n"			/* 2 */
+		"drm-engine-bin:\t100 ns\n"		/* 3 */
+		"drm-engine-render:\t12x ns\n"		/* 4: not a number */
+		"drm-engine-tfu:\t100 us\n"		/* 5: wrong unit */
+		"drm-engine-csd\n"			/* 6: no ':' */
+		"drm-engine-bin:\t200 ns\n"		/* 7: duplicate */
+		"drm-cycles-bin:\t-5\n"			/* 8: negative */
+		"drm-engine-:\t1 ns\n"			/* 9: empty name */
+		"drm-engine-abcdefghijklmnopqrstuvwxyz:\t1 ns\n"	/* 10: name too long */
+		"drm-maxfreq-bin:\t100\n"		/* 11: no Hz */
+		"drm-engine-capacity-bin:\t2\n"		/* 12: a count, ignored */
+		"drm-engine-cache_clean:\t18446744073709551616 ns\n"	/* 13: over 64 bits */
+		"drm-driver:\tother\n"			/* 14: duplicate */
+		"drm-engine-render:\t7 ns\n";		/* 15 */
+
+	CHECK_EQ(parse(text, &fi, &diag), 0);
+	CHECK_EQ(fi.malformed, 10);
+	CHECK_EQ(fi.nengines, 2);
+	CHECK_U64(fi.engine[0].busy_ns, 100);
+	CHECK_STR(fi.engine[1].name, "render");
+	CHECK_U64(fi.engine[1].busy_ns, 7);
+	CHECK_STR(fi.driver, "v3d");
+	CHECK(strstr(diag, "fdinfo/5:4: drm-engine-render: expected a decimal number and ns, skipped\n"));
+	CHECK(strstr(diag, "fdinfo/5:5: drm-engine-tfu: expected a decimal number and ns"));
+	CHECK(strstr(diag, "fdinfo/5:6: 'drm-engine-csd': no ':', skipped\n"));
+	CHECK(strstr(diag, "fdinfo/5:7: drm-engine-bin: duplicate, skipped\n"));
+	CHECK(strstr(diag, "fdinfo/5:8: drm-cycles-bin: expected a decimal number, skipped\n"));
+	CHECK(strstr(diag, "fdinfo/5:9: drm-engine-: engine name empty, skipped\n"));
+	CHECK(strstr(diag, "fdinfo/5:10: drm-engine-abcdefghijklmnopqrstuvwxyz: engine name over 23 characters, skipped\n"));
+	CHECK(strstr(diag, "fdinfo/5:11: drm-maxfreq-bin: expected a decimal number and Hz"));
+	CHECK(strstr(diag, "fdinfo/5:13: drm-engine-cache_clean: expected a decimal number and ns"));
+	CHECK(strstr(diag, "fdinfo/5:14: drm-driver: duplicate, skipped\n"));
+	CHECK(!strstr(diag, "fdinfo/5:12:"));
+	free(diag);
+}
+
+TEST(fdinfo_client_id)
+{
+	struct hwtel_gpu_fdinfo fi;
+	char *diag = NULL;
+
+	CHECK_EQ(parse("drm-driver:\tlima\ndrm-engine-gp:\t1 ns\n", &fi, &diag), -EINVAL);
+	CHECK(strstr(diag, "fdinfo/5:2: drm-driver without drm-client-id: not counted\n"));
+	free(diag);
+	CHECK_EQ(parse("drm-driver:\tlima\ndrm-client-id:\tfour\n", &fi, &diag), -EINVAL);
+	CHECK(strstr(diag, "fdinfo/5:2: drm-client-id: not a decimal number, skipped\n"));
+	free(diag);
+}
+
+TEST(fdinfo_limits)
+{
+	struct hwtel_gpu_fdinfo fi;
+	char *diag = NULL, *text, *p;
+	size_t n = 4096;
+	int i;
+
+	/* ten engines: the tenth is diagnosed; a NUL byte; a 600-byte line */
+	text = calloc(1, n);
+	p = text + sprintf(text, "drm-driver:\tx\ndrm-client-id:\t1\n");
+	for (i = 0; i < 10; i++)
+		p += sprintf(p, "drm-engine-e%d:\t%d ns\n", i, i);
+	p += sprintf(p, "drm-engine-z:\t1");
+	*p++ = '\0';
+	p += sprintf(p, " ns\ndrm-engine-long:\t");
+	memset(p, '1', 600);
+	p += 600;
+	*p++ = '\n';
+	{
+		size_t len = 0;
+		FILE *f = open_memstream(&diag, &len);
+
+		CHECK_EQ(hwtel_gpu_fdinfo_parse(text, (size_t)(p - text), &fi, f, "x"), 0);
+		fclose(f);
+	}
+	CHECK_EQ(fi.nengines, HWTEL_GPU_UNITS);
+	CHECK_EQ(fi.malformed, 3);
+	CHECK(strstr(diag, "x:12: drm-engine-e9: more than 9 engines, skipped\n"));
+	CHECK(strstr(diag, "x:13: NUL byte in the line, skipped\n"));
+	CHECK(strstr(diag, "x:14: line too long ("));
+	free(diag);
+	free(text);
+}
+
+static const char trans[] =
+	"     From  :   To\n"
+	"           : 200000000 300000000 400000000   time(ms)\n"
+	"  200000000:         0         0         1      2176\n"
+	"  300000000:         1         0         0        10\n"
+	"* 400000000:         0         1         0       360\n"
+	"Total transition : 3\n";
+
+TEST(trans_stat)
+{
+	struct hwtel_gpu_trans_stat ts;
+	char why[128] = "";
+
+	CHECK_EQ(hwtel_gpu_trans_stat_parse(trans, strlen(trans), &ts, why, sizeof(why)), 0);
+	CHECK_EQ(ts.nstates, 3);
+	CHECK_EQ(ts.cur, 2);
+	CHECK_U64(ts.hz[1], 300000000);
+	CHECK_U64(ts.time_ms[0], 2176);
+	CHECK_U64(ts.time_ms[2], 360);
+	CHECK_U64(ts.to_count[0], 1);
+	CHECK_U64(ts.to_count[1], 1);
+	CHECK_U64(ts.to_count[2], 1);
+	CHECK_U64(ts.total, 3);
+	CHECK_EQ(hwtel_gpu_trans_stat_parse("Not Supported.\n", 15, &ts, why, sizeof(why)),
+		 -ENOTSUP);
+}
+
+TEST(trans_stat_malformed)
+{
+	static const char *const bad[] = {
+		"  200000000:  0  1\n",
+		"           : 200000000 300000000   time(ms)\n  200000000:  0  1\n",
+		"           : 200000000   time(ms)\n  300000000:  0  5\n",
+		"           : 2x   time(ms)\n",
+		"           : 200000000   time(ms)\n  200000000:  0  5\nTotal transition : y\n",
+	};
+	static const char *const why_exp[] = {
+		"line 1: a row before the frequency header",
+		"line 2: row of 3 numbers, expected 4 for 200000000 Hz",
+		"line 2: row of 3 numbers, expected 3 for 200000000 Hz",
+		"line 1: bad frequency '2x'",
+		"line 3: bad total",
+	};
+	struct hwtel_gpu_trans_stat ts;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char why[128] = "";
+
+		CHECK_EQ(hwtel_gpu_trans_stat_parse(bad[i], strlen(bad[i]), &ts, why, sizeof(why)),
+			 -EINVAL);
+		if (!strstr(why, why_exp[i]))
+			printf("#   case %u: '%s'\n", i, why);
+		CHECK(strstr(why, why_exp[i]));
+	}
+}
+
+/*
+ * The sampler on a fake /proc and /sys: one process with one client whose
+ * file is a character device (/dev/null), its device's devfreq trans_stat.
+ * A sample period that saw three operating points is priced by the
+ * proportional rule, reported as estimated, with the error bound computed
+ * here; a client gone before the next read (not held: a test tree) is lost.
+ */
+static char root[64];
+
+static void put(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void mk(const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	mkdir(path, 0755);
+}
+
+static void ln(const char *target, const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	if (symlink(target, path))
+		perror(path);
+}
+
+/* uPJ of ns at MHz and mV, rounded: ns x MHz x mV^2 / 266e9 */
+static uint64_t upj3(unsigned __int128 raw)
+{
+	const unsigned __int128 one = 266000000000ull;
+
+	return (uint64_t)((raw + one / 2) / one);
+}
+
+#define RAW(ns, mhz, mv) ((unsigned __int128)(ns) * (mhz) * (mv) * (mv))
+
+TEST(drm_sampler_estimate_and_lost)
+{
+	static const struct hwtel_gpu_opp opp[] = { { 200, 900 }, { 300, 1000 }, { 400, 1100 } };
+	const struct hwtel_gpu_report *r;
+	char proc[128], sys[128], dev[160], cmd[300];
+	struct hwtel_gpu_drm *d;
+	struct stat st;
+
+	snprintf(root, sizeof(root), "/tmp/hwtel-drm-XXXXXX");
+	if (!mkdtemp(root) || stat("/dev/null", &st) || !S_ISCHR(st.st_mode)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	mk("proc"); mk("proc/100"); mk("proc/100/fd"); mk("proc/100/fdinfo");
+	mk("sys"); mk("sys/devices"); mk("sys/devices/gpu0"); mk("sys/dev");
+	mk("sys/dev/char"); mk("sys/class"); mk("sys/class/devfreq");
+	mk("sys/class/devfreq/gpu0");
+	snprintf(dev, sizeof(dev), "%s/sys/devices/gpu0", root);
+	ln(dev, "sys/class/devfreq/gpu0/device");
+	snprintf(cmd, sizeof(cmd), "sys/dev/char/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	mk(cmd);
+	strcat(cmd, "/device");
+	ln(dev, cmd);
+	ln("/dev/null", "proc/100/fd/3");
+	put("proc/100/comm", "app\n");
+	{
+		char path[512];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/proc/100/cmdline", root);
+		f = fopen(path, "w");
+		if (f) {
+			fwrite("app\0--fast", 1, 11, f);
+			fclose(f);
+		}
+	}
+	put("proc/100/stat", "100 (app) S 1 100 100 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 4242 0 0\n");
+	put("proc/100/fdinfo/3", "pos:\t0\ndrm-driver:\tfake\ndrm-client-id:\t1\n"
+				"drm-engine-fragment:\t5000 ns\n");
+	put("sys/class/devfreq/gpu0/trans_stat",
+	    "     From  :   To\n"
+	    "           : 200000000 300000000 400000000   time(ms)\n"
+	    "* 200000000:         0         0         0       100\n"
+	    "  300000000:         0         0         0         0\n"
+	    "  400000000:         0         0         0         0\n"
+	    "Total transition : 0\n");
+
+	d = hwtel_gpu_drm_new(proc, sys, root);
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	CHECK_EQ(hwtel_gpu_drm_set_opp_table(d, opp, 3), 0);
+	CHECK_EQ(hwtel_gpu_drm_begin(d, 1000000000ull), 0);
+	/* 10 ms busy more; the device spent 2, 3 and 5 ms at 200, 300, 400 */
+	put("proc/100/fdinfo/3", "drm-driver:\tfake\ndrm-client-id:\t1\n"
+				"drm-engine-fragment:\t10005000 ns\n");
+	put("sys/class/devfreq/gpu0/trans_stat",
+	    "     From  :   To\n"
+	    "           : 200000000 300000000 400000000   time(ms)\n"
+	    "  200000000:         0         1         0       102\n"
+	    "  300000000:         0         0         1         3\n"
+	    "* 400000000:         0         0         0         5\n"
+	    "Total transition : 2\n");
+	CHECK_EQ(hwtel_gpu_drm_interval(d, 2000000000ull, &r), 0);
+	CHECK_STR(r->source, "drm");
+	CHECK_EQ(r->nconsumers, 1);
+	if (r->nconsumers == 1) {
+		CHECK_EQ(r->consumers[0].pid, 100);
+		CHECK_STR(r->consumers[0].comm, "app");
+		CHECK_STR(r->consumers[0].cmdline, "app --fast");
+		CHECK_U64(r->consumers[0].busy_ns[0], 10000000);
+		CHECK_U64(r->consumers[0].energy_upj,
+			  upj3(RAW(2000000, 200, 900) + RAW(3000000, 300, 1000) +
+			       RAW(5000000, 400, 1100)));
+	}
+	CHECK_STR(r->unit_names[0], "fragment");
+	CHECK_U64(r->estimated_ns, 10000000);
+	CHECK_U64(r->bound_upj, upj3(RAW(10000000, 400, 1100) - RAW(10000000, 200, 900)));
+	CHECK(r->opp_known && r->opp.mhz == 400 && r->opp.mv == 1100);
+	CHECK_EQ(r->clients_lost, 0);
+
+	/* the process exits between two reads: without a held file, lost */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/proc/100", root);
+	CHECK_EQ(system(cmd), 0);
+	CHECK_EQ(hwtel_gpu_drm_interval(d, 3000000000ull, &r), 0);
+	CHECK_EQ(r->nconsumers, 0);
+	CHECK_EQ(r->clients_lost, 1);
+	CHECK_EQ(hwtel_gpu_drm_cumulative(d)->nconsumers, 1);
+	hwtel_gpu_drm_free(d);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	CHECK_EQ(system(cmd), 0);
+}
