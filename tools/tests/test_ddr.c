@@ -200,6 +200,17 @@ TEST(ddr_csv_and_prometheus)
 	free(d);
 }
 
+/*
+ * The Grafana dashboard (data/grafana/hwtel.json) may query only what hwtel
+ * exports: the names, labels and fixed label values of the PCIe and DDR
+ * goldens, which pcie_prometheus and ddr_csv_and_prometheus compare with the
+ * formatters' output.
+ */
+TEST(grafana_dashboard_names)
+{
+	CHECK_EQ(system("python3 check_grafana.py ../../data/grafana/hwtel.json golden/seed.prom golden/ddr.prom"), 0);
+}
+
 TEST(ddr_event_descriptions)
 {
 	CHECK_STR(hwtel_ddr_event_desc("ddr_cam_wr_access"), "ZQCS (short ZQ calibration) commands (upstream name kept)");
