@@ -62,8 +62,9 @@ modules_install: modules
 	$(MAKE) -C $(KDIR) M=$(MOD_OUT) O=$(KDIR_O) HWTEL_LAB=$(HWTEL_LAB) modules_install
 	depmod -a $(KVER)
 
-# Userspace install (debian/rules uses it). Udev rules and systemd units are
-# whatever data/udev/*.rules and data/systemd/*.{service,timer} hold.
+# Userspace install (debian/rules uses it). Udev rules, systemd units and
+# Grafana dashboards are whatever data/udev/*.rules,
+# data/systemd/*.{service,timer} and data/grafana/*.json hold.
 prefix     ?= /usr/local
 libdir     ?= $(prefix)/lib
 # Where this system's udev and systemd look (bookworm: /lib/..., later /usr/lib/...).
@@ -79,6 +80,8 @@ install-data:
 		install -D -m 644 $$f $(DESTDIR)$(udevdir)/$${f##*/}; done
 	@set -e; for f in $(wildcard data/systemd/*.service data/systemd/*.timer); do \
 		install -D -m 644 $$f $(DESTDIR)$(unitdir)/$${f##*/}; done
+	@set -e; for f in $(wildcard data/grafana/*.json); do \
+		install -D -m 644 $$f $(DESTDIR)$(prefix)/share/hwtel/grafana/$${f##*/}; done
 
 # The sources DKMS builds from (dkms.conf: hardware flavour, drivers/perf
 # only; the models are not shipped).

@@ -194,8 +194,21 @@ TEST(ddr_csv_and_prometheus)
 	CHECK(strstr(out, "hwtel_ddr_bandwidth_bytes_per_second{device=\"mrvl_ddr_pmu_87e1c0000000\",controller=\"0x87e1c0000000\",direction=\"write\"} 6.4e+09\n") != NULL);
 	CHECK(strstr(out, "ddr_rd_crc_error\"} ") == NULL || strstr(out, "running_ratio{device=\"mrvl_ddr_pmu_87e1c0000000\",controller=\"0x87e1c0000000\",event=\"ddr_rd_crc_error\"}") != NULL);
 	CHECK(strstr(out, "pmu=") == NULL);
+	/* the exported names the Grafana dashboard is checked against */
+	unit_golden(out, "golden/ddr.prom", true);
 	free(out);
 	free(d);
+}
+
+/*
+ * The Grafana dashboard (data/grafana/hwtel.json) may query only what hwtel
+ * exports: the names, labels and fixed label values of the PCIe and DDR
+ * goldens, which pcie_prometheus and ddr_csv_and_prometheus compare with the
+ * formatters' output.
+ */
+TEST(grafana_dashboard_names)
+{
+	CHECK_EQ(system("python3 check_grafana.py ../../data/grafana/hwtel.json golden/seed.prom golden/ddr.prom"), 0);
 }
 
 TEST(ddr_event_descriptions)
