@@ -12,6 +12,7 @@
 #   make deb-install-test     those packages unpacked with dpkg --root, checked, purged
 #   make check-hwflavour      hardware flavour for 6.1/6.12 has no seam (nm/modinfo)
 #   make check-dkms           the real dkms builds the DKMS sources for 6.1/6.12
+#   make arm64                cross-build modules (both flavours), tool and selftests for arm64
 #   make tools                hwtel, libhwtel, pmdahwtel and the selftest binaries
 #   make check                everything CI runs (build, lint, unit, VM suite)
 #   make demo                 boot the lab and show the PMUs on their models
@@ -42,7 +43,7 @@ export O
 .PHONY: all modules modules_install clean deps lab-modules sparse checkpatch \
 	tools unit vmtest check demo bench linux-src fuzz stress install \
 	install-tools install-data \
-	dkms-source deb deb-install-test check-hwflavour check-dkms
+	dkms-source deb deb-install-test check-hwflavour check-dkms arm64
 
 all: modules
 
@@ -94,6 +95,12 @@ dkms-source:
 # Debian packages from this tree (debian/), into $(O)/deb/.
 deb:
 	scripts/build-deb
+
+# arm64 cross builds (scripts/arm64-lab): Debian's arm64 6.1 headers with the
+# host's kbuild, the arm64 root as sysroot, W=1 and -Werror.
+arm64: linux-src
+	scripts/arm64-lab prepare
+	scripts/arm64-lab build
 
 # The hardware flavour for 6.1 and 6.12 carries no seam (nm/modinfo).
 check-hwflavour:
