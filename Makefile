@@ -13,6 +13,7 @@
 #   make check-hwflavour      hardware flavour for 6.1/6.12 has no seam (nm/modinfo)
 #   make check-dkms           the real dkms builds the DKMS sources for 6.1/6.12
 #   make arm64                cross-build modules (both flavours), tool and selftests for arm64
+#   make check-arm64          those, then the whole DDR suite in the arm64 guest (ARM64_TESTS)
 #   make tools                hwtel, libhwtel, pmdahwtel and the selftest binaries
 #   make check                everything CI runs (build, lint, unit, VM suite)
 #   make demo                 boot the lab and show the PMUs on their models
@@ -43,7 +44,7 @@ export O
 .PHONY: all modules modules_install clean deps lab-modules sparse checkpatch \
 	tools unit vmtest check demo bench linux-src fuzz stress install \
 	install-tools install-data \
-	dkms-source deb deb-install-test check-hwflavour check-dkms arm64
+	dkms-source deb deb-install-test check-hwflavour check-dkms arm64 check-arm64
 
 all: modules
 
@@ -101,6 +102,13 @@ deb:
 arm64: linux-src
 	scripts/arm64-lab prepare
 	scripts/arm64-lab build
+
+# The arm64 guest's suite: the DDR tests by default (make check runs a subset,
+# see scripts/check).
+ARM64_TESTS ?= selftests/ddr/
+check-arm64: arm64
+	$(MAKE) lab-modules LAB_SERIES=arm64
+	selftests/run_vm_tests --kernel arm64 $(ARM64_TESTS)
 
 # The hardware flavour for 6.1 and 6.12 carries no seam (nm/modinfo).
 check-hwflavour:
