@@ -107,6 +107,7 @@ arm64: linux-src
 # see scripts/check).
 ARM64_TESTS ?= selftests/ddr/
 check-arm64: arm64
+	scripts/check-hwflavour $(O)/kmod-hw/$$(scripts/labkernel arm64)/drivers/perf/*.ko
 	$(MAKE) lab-modules LAB_SERIES=arm64
 	selftests/run_vm_tests --kernel arm64 $(ARM64_TESTS)
 
