@@ -13,6 +13,8 @@
 #   make check-packages       those packages installed here (root), DKMS, lab, purged
 #   make check-hwflavour      hardware flavour for 6.1/6.12 has no seam (nm/modinfo)
 #   make check-dkms           the real dkms builds the DKMS sources for 6.1/6.12
+#   make arm64                cross-build modules (both flavours), tool and selftests for arm64
+#   make check-arm64          those, then the whole DDR suite in the arm64 guest (ARM64_TESTS)
 #   make tools                hwtel, libhwtel, pmdahwtel and the selftest binaries
 #   make check                everything CI runs (build, lint, unit, VM suite)
 #   make demo                 boot the lab and show the PMUs on their models
@@ -43,7 +45,7 @@ export O
 .PHONY: all modules modules_install clean deps lab-modules sparse checkpatch \
 	tools unit vmtest check demo bench linux-src fuzz stress install \
 	install-tools install-data \
-	dkms-source deb deb-install-test check-packages check-hwflavour check-dkms
+	dkms-source deb deb-install-test check-packages check-hwflavour check-dkms arm64 check-arm64
 
 all: modules
 
@@ -105,6 +107,20 @@ deb:
 # leaves the machine as it was (scripts/pkg-install-test).
 check-packages: lab-modules tools
 	scripts/pkg-install-test
+
+# arm64 cross builds (scripts/arm64-lab): Debian's arm64 6.1 headers with the
+# host's kbuild, the arm64 root as sysroot, W=1 and -Werror.
+arm64: linux-src
+	scripts/arm64-lab prepare
+	scripts/arm64-lab build
+
+# The arm64 guest's suite: the DDR tests by default (make check runs a subset,
+# see scripts/check).
+ARM64_TESTS ?= selftests/ddr/
+check-arm64: arm64
+	scripts/check-hwflavour $(O)/kmod-hw/$$(scripts/labkernel arm64)/drivers/perf/*.ko
+	$(MAKE) lab-modules LAB_SERIES=arm64
+	selftests/run_vm_tests --kernel arm64 $(ARM64_TESTS)
 
 # The hardware flavour for 6.1 and 6.12 carries no seam (nm/modinfo).
 check-hwflavour:

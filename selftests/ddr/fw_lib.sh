@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers of the DDR PMU tests on firmware-described devices (sourced, not
+# run): acpi.sh (ACPI, x86) and dt.sh (device tree, arm64). Their devices
+# are over guest RAM that is a file shared with the host, $RAM, whose byte 0
+# is guest physical $RAM_BASE (scripts/vmrun --acpi-ddr). The sourcing test
+# defines VARIANTS and, per variant, BASE, CFG0, CNT0, FRRD, FRBITS, GEN and
+# PMU (arrays), and TMP, from the register contract
+# (/work/shared/reference/ddr-pmu-hw.md), not from the driver.
+
+# plant ADDR VALUE...: store each 64-bit VALUE (an integer; negative ones
+# are the top half) little-endian at guest physical ADDR, one pwrite each,
+# all in one process.
+plant()
+{
+	local args=()
+
+	while [ $# -ge 2 ]; do
+		args+=("$(($1 - RAM_BASE))")
+		printf -v "args[${#args[@]}]" '%016x' "$2"
+		shift 2
+	done
+	perl -e 'open(my $f, "+<", shift) or die "$!\n";
+		while (@ARGV) {
+			my ($off, $hex) = splice(@ARGV, 0, 2);
+			my $b = pack("V2", hex(substr($hex, 8)), hex(substr($hex, 0, 8)));
+			defined(sysseek($f, $off, 0)) && syswrite($f, $b) == 8 or die "$!\n";
+		}' "$RAM" "${args[@]}"
+}
+# peek ADDR...: print the 64-bit value at each ADDR as read from the file
+peek()
+{
+	local args=() a
+
+	for a in "$@"; do
+		args+=("$((a - RAM_BASE))")
+	done
+	perl -e 'open(my $f, "<", shift) or die "$!\n";
+		for my $off (@ARGV) {
+			sysseek($f, $off, 0) && sysread($f, my $b, 8) == 8 or die "$!\n";
+			my ($lo, $hi) = unpack("V2", $b);
+			printf("%08x%08x\n", $hi, $lo);
+		}' "$RAM" "${args[@]}"
+}
+export -f plant peek
+export RAM RAM_BASE
+
+# count: perf stat of ddr_cam_read (a generic counter: all eight are
+# planted, so whichever the driver picks) and of ddr_ddr_reads (the fixed
+# read counter) on every variant at once, while a child plants the values
+# after the events started and reads back the eight CFG registers: the
+# driver's writes through its mapping, seen in the file. Generic counters start from 0 (CN10K reads the
+# start value, Odyssey and CN20K restart from 0: plant 0 either way); the
+# read counter starts 5 below its wrap and ends at 7: 12 counted.
+count()
+{
+	local v n b n0=0 evs='' before=() during=() cfgs=()
+
+	for v in $VARIANTS; do
+		b=${BASE[$v]}
+		for n in 0 1 2 3 4 5 6 7; do
+			before+=($((b + CNT0[$v] + 8 * n)) 0)
+			during+=($((b + CNT0[$v] + 8 * n)) "${GEN[$v]}")
+			cfgs+=($((b + CFG0[$v] + 8 * n)))
+		done
+		if [ "${FRBITS[$v]}" -eq 64 ]; then
+			before+=($((b + FRRD[$v])) -5)
+		else
+			before+=($((b + FRRD[$v])) $(((1 << 48) - 5)))
+		fi
+		during+=($((b + FRRD[$v])) 7)
+		evs+="${evs:+,}${PMU[$v]}/ddr_cam_read/,${PMU[$v]}/ddr_ddr_reads/"
+	done
+	plant "${before[@]}"
+	perf stat -a -x, -o "$TMP/stat" -e "$evs" -- bash -c 'plant "${@:2:$1}"; peek "${@:$1+2}" > "$0"' "$TMP/cfg" "${#during[@]}" "${during[@]}" "${cfgs[@]}" \
+		>/dev/null 2>&1 || { echo perf-failed; return; }
+	grep -v '^#' "$TMP/stat" | sed '/^$/d' | cut -d, -f1,3
+	# per variant: how many CFG(n) hold enable (bit 63) plus event 16's bit
+	for v in $VARIANTS; do
+		echo "$v: $(sed -n "$((n0 + 1)),$((n0 + 8))p" "$TMP/cfg" | grep -c '^8000000000008000$')"
+		n0=$((n0 + 8))
+	done
+}
+expect()
+{
+	local v
+
+	for v in $VARIANTS; do
+		echo "${GEN[$v]},${PMU[$v]}/ddr_cam_read/"
+		echo "12,${PMU[$v]}/ddr_ddr_reads/"
+	done
+	for v in $VARIANTS; do
+		echo "$v: 1"
+	done
+}
+
+# fw_lists: every variant's PMU in perf list and in hwtel list (2 tests a
+# variant).
+fw_lists()
+{
+	local v p
+
+	perf list pmu 2>/dev/null > "$TMP/perf-list"
+	hwtel list > "$TMP/hwtel-list" 2>&1
+	for v in $VARIANTS; do
+		p=${PMU[$v]}
+		tap_eq "$v: perf list shows $p/ddr_ddr_reads/" 1 \
+			"$(grep -cE "^ +$p/ddr_ddr_reads/ " "$TMP/perf-list")"
+		tap_eq "$v: hwtel list shows $p" 1 "$(grep -cw "$p" "$TMP/hwtel-list")"
+	done
+}
+
+# fw_npmus: how many of the variants' PMUs are registered
+fw_npmus()
+{
+	local v n=0
+
+	for v in $VARIANTS; do
+		test -d "$DEVS/${PMU[$v]}" && n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# fw_rebind VARIANT DEVICE: unbind the platform DEVICE of VARIANT from the
+# driver and bind it again (3 tests).
+fw_rebind()
+{
+	local v=$1 dev=$2 p=${PMU[$1]} o others=() names=''
+
+	for o in $VARIANTS; do
+		[ "$o" = "$v" ] && continue
+		others+=(-a -d "$DEVS/${PMU[$o]}")
+		names+="${names:+ and }$o"
+	done
+	echo "$dev" > "$DRV/unbind"
+	tap_check "$v: unbind removes $p" test ! -e "$DEVS/$p"
+	local verb=stay
+	[ ${#others[@]} -gt 3 ] || verb=stays
+	tap_check "$names $verb" test "${others[@]:1}"
+	echo "$dev" > "$DRV/bind"
+	tap_check "$v: bind registers $p again" test -d "$DEVS/$p"
+}
