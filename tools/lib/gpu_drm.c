@@ -457,9 +457,42 @@ static ssize_t slurp_at(int dirfd, const char *path, char *buf, size_t size)
 	return (ssize_t)n;
 }
 
+/*
+ * u_volt_target of the OPP of @hz in the OPP table directory @tab. Up to 6.x
+ * an OPP's directory is opp:<hz>; newer kernels name it opp:<hz>-<index>
+ * (7.3), so without the first the entries are matched by their rate_hz.
+ */
+static int opp_dir_uv(const char *tab, uint64_t hz, unsigned long long *uv)
+{
+	char path[PATH_MAX * 2 + 200];
+	unsigned long long rate;
+	struct dirent *de;
+	int ret = -ENOENT;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/opp:%" PRIu64 "/supply-0/u_volt_target", tab, hz);
+	if (!hwtel_read_uint(path, uv))
+		return 0;
+	dir = opendir(tab);
+	if (!dir)
+		return -ENOENT;
+	while ((de = readdir(dir))) {
+		if (strncmp(de->d_name, "opp:", 4))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/rate_hz", tab, de->d_name);
+		if (hwtel_read_uint(path, &rate) || rate != hz)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/supply-0/u_volt_target", tab, de->d_name);
+		ret = hwtel_read_uint(path, uv) ? -ENOENT : 0;
+		break;
+	}
+	closedir(dir);
+	return ret;
+}
+
 static uint64_t opp_uv(struct hwtel_gpu_drm *d, struct drm_dvfs *v, uint64_t hz)
 {
-	char path[PATH_MAX * 2 + 100], dev[PATH_MAX], parent[PATH_MAX];
+	char tab[PATH_MAX * 2 + 100], dev[PATH_MAX], parent[PATH_MAX];
 	unsigned long long uv;
 	unsigned int i;
 	char *b;
@@ -470,22 +503,20 @@ static uint64_t opp_uv(struct hwtel_gpu_drm *d, struct drm_dvfs *v, uint64_t hz)
 				return (uint64_t)d->opp[i].mv * 1000u;
 		return 0;
 	}
-	/* debugfs opp/<parent>-<dev>/opp:<hz>/supply-0/u_volt_target */
+	/* debugfs opp/<parent>-<dev>/ (or opp/<dev>/), then the OPP of @hz */
 	snprintf(dev, sizeof(dev), "%s", v->devpath);
 	b = strrchr(dev, '/');
 	if (!b)
 		return 0;
 	*b = '\0';
 	snprintf(parent, sizeof(parent), "%s", strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev);
-	snprintf(path, sizeof(path), "%s/opp/%s-%s/opp:%" PRIu64 "/supply-0/u_volt_target",
-		 d->dbg, parent, b + 1, hz);
-	if (hwtel_read_uint(path, &uv)) {
-		snprintf(path, sizeof(path), "%s/opp/%s/opp:%" PRIu64 "/supply-0/u_volt_target",
-			 d->dbg, b + 1, hz);
-		if (hwtel_read_uint(path, &uv))
-			return 0;
-	}
-	return uv;
+	snprintf(tab, sizeof(tab), "%s/opp/%s-%s", d->dbg, parent, b + 1);
+	if (!opp_dir_uv(tab, hz, &uv))
+		return uv;
+	snprintf(tab, sizeof(tab), "%s/opp/%s", d->dbg, b + 1);
+	if (!opp_dir_uv(tab, hz, &uv))
+		return uv;
+	return 0;
 }
 
 static int dvfs_read(struct hwtel_gpu_drm *d, struct drm_dvfs *v, struct hwtel_gpu_trans_stat *ts)
