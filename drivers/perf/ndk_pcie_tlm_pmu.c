@@ -393,8 +393,9 @@ static int ndk_tlm_fold_snapshot(struct ndk_tlm *tlm, bool excl, u32 *gen)
  * SNAPSHOT came in between; else the fold starts again. After
  * TLM_FOLD_TRIES tries the fold is exclusive: perf reads of running events
  * are served from its snapshot instead of taking their own (ndk_tlm_flush())
- * and the poller waits, so only starts and stops of events can still
- * interrupt it; after TLM_FOLD_EXCL_TRIES more it gives up with -EAGAIN.
+ * and the poller folds from it too, so only starts and stops of events can
+ * still interrupt it; after TLM_FOLD_EXCL_TRIES more it gives up with
+ * -EAGAIN.
  * @vals, when given, gets acc - base of every entry, all of the same instant.
  * Callers: the control plane only (see ndk_tlm_read_chunk()).
  */
@@ -877,24 +878,26 @@ static int ndk_tlm_event_init(struct perf_event *event)
 /*
  * Bring every entry within one wrap. The window is read with interrupts on
  * (ndk_tlm_read_chunk()); a chunk whose copy changed before it was folded is
- * read again from the newer snapshot, a few times, as its total only has to
- * move forward in time. An exclusive fold of the control plane (which
- * folds every entry itself) is left alone: this poll is skipped.
+ * read again from the newer snapshot, and after a few tries folded under the
+ * lock (32 entries), so that no entry goes a poll without a fold. During an
+ * exclusive fold of the control plane the poll takes no SNAPSHOT of its own
+ * and folds from that fold's.
  */
 #define TLM_POLL_CHUNK	TLM_FOLD_CHUNK
 #define TLM_POLL_TRIES	4
 
 static void ndk_tlm_poll_counters(struct ndk_tlm *tlm)
 {
-	u32 i, end, n = tlm->lay.entries_used, gen;
+	u32 i, j, end, n = tlm->lay.entries_used, gen;
 	u64 raw[TLM_POLL_CHUNK];
 	unsigned long flags;
 	unsigned int tries;
-	bool ok;
-	int ret;
+	bool ok = false;
+	int ret = 0;
 
 	ndk_tlm_lock_irqsave(tlm, flags);
-	ret = tlm->fold_excl ? -EBUSY : ndk_tlm_snapshot(tlm);
+	if (!tlm->fold_excl)
+		ret = ndk_tlm_snapshot(tlm);
 	gen = tlm->gen;
 	ndk_tlm_unlock_irqrestore(tlm, flags);
 	if (ret)
@@ -905,6 +908,11 @@ static void ndk_tlm_poll_counters(struct ndk_tlm *tlm)
 			ndk_tlm_read_chunk(tlm, i, end, raw);
 			ndk_tlm_lock_irqsave(tlm, flags);
 			ok = ndk_tlm_fold_chunk(tlm, i, end, raw, gen);
+			if (!ok && !tlm->pending && tries == TLM_POLL_TRIES - 1) {
+				for (j = i; j < end; j++)
+					ndk_tlm_entry_update(tlm, j);
+				ok = true;
+			}
 			gen = tlm->gen;
 			ret = tlm->pending;
 			ndk_tlm_unlock_irqrestore(tlm, flags);
