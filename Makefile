@@ -114,7 +114,7 @@ arm64: linux-src
 	scripts/arm64-lab prepare
 	scripts/arm64-lab build
 
-# The arm64 guest's suite: the DDR tests by default (make check runs them too,
+# The arm64 guest's suite: the DDR tests by default (make check runs a subset,
 # see scripts/check).
 ARM64_TESTS ?= selftests/ddr/
 check-arm64: arm64
