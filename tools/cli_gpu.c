@@ -496,13 +496,39 @@ static int gpu_drm_main(const struct gpu_opts *o, const struct hwtel_gpu_opp *ta
 	return status;
 }
 
+/*
+ * What both sources need before they start: the --opp table (its length,
+ * or -1 after the message) and the signal handlers; with -- COMMAND, SIGINT
+ * goes to the command only.
+ */
+static int gpu_setup(const struct gpu_opts *o, struct hwtel_gpu_opp **table)
+{
+	struct sigaction sa;
+	int n = 0;
+
+	if (o->opp_file) {
+		n = hwtel_gpu_opp_load(o->opp_file, table);
+		if (n < 0) {
+			fprintf(stderr, "hwtel: error: %s\n", hwtel_last_error());
+			return -1;
+		}
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = gpu_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (o->command)
+		signal(SIGINT, SIG_IGN);
+	return n;
+}
+
 int hwtel_gpu_main(int argc, char **argv)
 {
 	char enable[512], record[512], events[512], prev = '0';
 	struct hwtel_gpu_procmon *pm = NULL;
 	struct hwtel_gpu *g = NULL;
 	struct hwtel_gpu_opp *table = NULL;
-	struct sigaction sa;
 	struct gpu_opts o;
 	int ret, status = HWTEL_EXIT_OK, ntable = 0;
 	uint64_t deadline;
@@ -517,20 +543,9 @@ int hwtel_gpu_main(int argc, char **argv)
 	if (!strcmp(o.source, "drm") ||
 	    (!strcmp(o.source, "auto") && access(record, F_OK) && errno == ENOENT &&
 	     gpu_drm_present())) {
-		if (o.opp_file) {
-			ntable = hwtel_gpu_opp_load(o.opp_file, &table);
-			if (ntable < 0) {
-				fprintf(stderr, "hwtel: error: %s\n", hwtel_last_error());
-				return HWTEL_EXIT_USAGE;
-			}
-		}
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = gpu_on_signal;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		if (o.command)
-			signal(SIGINT, SIG_IGN);
+		ntable = gpu_setup(&o, &table);
+		if (ntable < 0)
+			return HWTEL_EXIT_USAGE;
 		ret = gpu_drm_main(&o, table, ntable);
 		free(table);
 		return ret;
@@ -548,20 +563,9 @@ int hwtel_gpu_main(int argc, char **argv)
 			"; and no DRM render node or devfreq device for --source drm");
 		return HWTEL_EXIT_NOPMU;
 	}
-	if (o.opp_file) {
-		ntable = hwtel_gpu_opp_load(o.opp_file, &table);
-		if (ntable < 0) {
-			fprintf(stderr, "hwtel: error: %s\n", hwtel_last_error());
-			return HWTEL_EXIT_USAGE;
-		}
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = gpu_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (o.command)
-		signal(SIGINT, SIG_IGN);
+	ntable = gpu_setup(&o, &table);
+	if (ntable < 0)
+		return HWTEL_EXIT_USAGE;
 
 	g = hwtel_gpu_new();
 	if (!g) {
