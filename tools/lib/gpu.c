@@ -238,13 +238,9 @@ static void diag(struct hwtel_gpu *g, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!g->diag)
-		return;
-	fputs(g->prefix, g->diag);
 	va_start(ap, fmt);
-	vfprintf(g->diag, fmt, ap);
+	hwtel_vdiag(g->diag, g->prefix, fmt, ap);
 	va_end(ap);
-	fputc('\n', g->diag);
 }
 
 static void count(struct hwtel_gpu *g, unsigned int c)

@@ -420,13 +420,9 @@ static void drm_diag(struct hwtel_gpu_drm *d, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!d->diag)
-		return;
-	fputs(d->prefix, d->diag);
 	va_start(ap, fmt);
-	vfprintf(d->diag, fmt, ap);
+	hwtel_vdiag(d->diag, d->prefix, fmt, ap);
 	va_end(ap);
-	fputc('\n', d->diag);
 }
 
 /* Small file into buf (NUL-terminated); length or -errno */

@@ -17,6 +17,9 @@
 int hwtel_err(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void hwtel_clear_error(void);
+/* "<prefix><message>\n" on @f, a diagnostic of a source (nothing if !f) */
+void hwtel_vdiag(FILE *f, const char *prefix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* Read a whole small file into @buf (NUL terminated, trailing newline
  * stripped). Returns length or negative errno.

@@ -38,6 +38,15 @@ int hwtel_err(int err, const char *fmt, ...)
 	return err;
 }
 
+void hwtel_vdiag(FILE *f, const char *prefix, const char *fmt, va_list ap)
+{
+	if (!f)
+		return;
+	fputs(prefix, f);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+}
+
 void hwtel_set_sysfs_root(const char *root)
 {
 	snprintf(sysfs_root, sizeof(sysfs_root), "%s", root ? root : "");
