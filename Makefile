@@ -114,8 +114,8 @@ arm64: linux-src
 	scripts/arm64-lab prepare
 	scripts/arm64-lab build
 
-# The arm64 guest's suite: the DDR tests by default (make check runs a subset,
-# see scripts/check).
+# The arm64 guest's suite alone: the DDR tests by default (make check runs
+# them too, in its lab stage beside the other kernels; see scripts/check).
 ARM64_TESTS ?= selftests/ddr/
 check-arm64: arm64
 	scripts/check-hwflavour $(O)/kmod-hw/$$(scripts/labkernel arm64)/drivers/perf/*.ko
