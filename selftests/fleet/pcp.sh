@@ -154,7 +154,9 @@ cp "$HWTEL_SRC/tools/pcp/perfevent-hwtel.conf" "$PD/pmdas/perfevent/perfevent.co
 printf '#define HWTEL %s\n#define PERFEVENT 127\nroot { hwtel perfevent }\n#include "%s"\n#include "%s"\n' \
 	$DOM "$PCP_B/pmns" "$PE/pmns" > "$PD/root"
 export PCP_RUN_DIR=$PD/run PCP_LOG_DIR=$PD/log PCP_TMP_DIR=$PD/tmp PCP_PMCDCONF_PATH=$PD/pmcd.conf
-PCP_PMDAS_DIR=$PD/pmdas /usr/lib/pcp/bin/pmcd -f -U root -i 127.0.0.1 -c "$PD/pmcd.conf" \
+# -q/-t: the agents' start and answers get 60 s, not 3 s and 5 s: in a loaded
+# TCG guest pmdaperfevent once missed the 3 s of its version exchange.
+PCP_PMDAS_DIR=$PD/pmdas /usr/lib/pcp/bin/pmcd -f -U root -i 127.0.0.1 -q 60 -t 60 -c "$PD/pmcd.conf" \
 	-n "$PD/root" -l "$PD/log/pmcd.log" -s "$PD/pmcd.sock" &
 PMH=unix:$PD/pmcd.sock
 for ((i = 0; i < 100; i++)); do

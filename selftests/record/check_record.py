@@ -67,11 +67,19 @@ def shots(name, events, n, pre, cause):
         assert hi(pre) >= e, \
             "trigger sample %d at %d, its snapshot at the latest %d, before the change at %d" % (
                 pre, t[pre], hi(pre), e)
-        if pre >= 1:
-            sliver = 0.02 * (hi(pre - 1) - (lo(pre - 2) if pre >= 2 else hi(pre - 1) - 2 * period))
-            assert lo(pre - 1) - sliver < e, \
-                "sample %d at %d, its snapshot at the earliest %d, after the change at %d" % (
-                    pre - 1, t[pre - 1], lo(pre - 1), e)
+        # The evidence that the change had not happened is the last sample
+        # before the trigger that measured something: a sample without a
+        # value (no new snapshot since the one before: a deferred read) says
+        # nothing about when its interval ended.
+        j = pre - 1
+        while j >= 0 and sm[j]["values"][k] is None:
+            j -= 1
+        if j >= 0:
+            sliver = 0.02 * (hi(j) - (lo(j - 1) if j >= 1 else hi(j) - 2 * period))
+            assert lo(j) - sliver < e, \
+                "sample %d at %d (%s), its snapshot at the earliest %d, after the change at %d; values %s" % (
+                    j, t[j], sm[j]["values"][k], lo(j), e,
+                    [x["values"][k] for x in sm[max(0, pre - 3):pre + 2]])
         # CLOCK_REALTIME: monotonic plus the offset of the sync record
         off = {x["real_ns"] - x["mono_ns"] for x in sm}
         assert len(off) == 1, off
