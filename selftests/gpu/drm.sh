@@ -77,11 +77,13 @@ def reads(c):
             return int(r)
     return -1
 
-def sampled(c, n):
-    # wait until hwtel has read client c's fdinfo n more times
-    r0 = reads(c)
+def sampled(cs, n):
+    # wait until hwtel has read the fdinfo of every client of cs n more
+    # times (one sample reads them one after the other: waiting on A alone
+    # let B's window run into the next change on a loaded 6.1 guest)
+    r0 = [reads(c) for c in cs]
     for _ in range(3000):
-        if reads(c) >= r0 + n:
+        if all(reads(c) >= r + n for c, r in zip(cs, r0)):
             return
         time.sleep(0.01)
 
@@ -113,7 +115,7 @@ ctl("job %d fragment 3000000\njob %d vertex-tiler 1000000\nfreq 400000000\n"
     "job %d fragment 2000000\njob %d compute 4000000\n" % (ca, cb, ca, cb))
 # two samples: no sample window that holds these jobs reaches the next
 # change (a window spans from before the previous sample's reads)
-sampled(ca, 2)
+sampled((ca, cb), 2)
 ctl("freq 300000000\n")
 ctl("job %d vertex-tiler 2000000\njob %d fragment 1000000\n" % (ca, cb))
 # B submits and exits at once: hwtel reads it through its duplicate
