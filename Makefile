@@ -142,16 +142,18 @@ lab-modules:
 		k=$$(scripts/labkernel $$s) || exit 1; \
 		r=$$(scripts/labkernel --root $$s) || exit 1; \
 		echo "  KBUILD  $$s ($$k)"; \
-		scripts/kbuild $$s W=1 KCFLAGS=-Werror || exit 1; \
+		scripts/kbuild $$s -j2 W=1 KCFLAGS=-Werror || exit 1; \
 		scripts/lab-stage $$k $(O)/kmod/$$k $$r || exit 1; \
 	done
 
+# Sparse builds in a directory of its own ($(O)/sparse), so it can run
+# beside lab-modules (make check does).
 sparse:
 	@for s in $(LAB_SERIES); do \
 		k=$$(scripts/labkernel $$s) || exit 1; \
 		echo "  SPARSE  $$s ($$k)"; \
 		mkdir -p $(O); rm -f $(O)/sparse-$$k.log; \
-		scripts/kbuild $$s C=2 > $(O)/sparse-$$k.log 2>&1 || \
+		O=$(O)/sparse scripts/kbuild $$s -j2 C=2 > $(O)/sparse-$$k.log 2>&1 || \
 			{ cat $(O)/sparse-$$k.log; exit 1; }; \
 		if grep -q 'specified, but .* is not available or not up to date' \
 				$(O)/sparse-$$k.log; then \
