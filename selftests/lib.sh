@@ -10,6 +10,9 @@
 #   tap_check "desc" CMD ARGS...  pass when CMD exits 0
 #   tap_done                      exit 0 when nothing failed, 1 otherwise
 #   tap_diag "text"               a diagnostic line
+#   m=$(dmesg_mark)               log a unique marker record in the kernel log
+#   dmesg_since "$m"              the kernel log after that marker (never
+#                                 `dmesg -C`: the lab refuses it)
 #
 # When no plan is given up front, tap_done prints it at the end.
 
@@ -85,6 +88,21 @@ tap_done()
 	fi
 	[ "$__tap_fail" -eq 0 ]
 	exit
+}
+
+__dmesg_marks=0
+dmesg_mark()
+{
+	__dmesg_marks=$((__dmesg_marks + 1))
+	local m="hwtel-test-mark: $$.$__dmesg_marks.$(date +%s%N)"
+
+	echo "$m" > /dev/kmsg
+	echo "$m"
+}
+
+dmesg_since()
+{
+	dmesg | awk -v m="$1" 'on { print; next } index($0, m) { on = 1 }'
 }
 
 # Run only inside the lab guest: refuse to touch the host kernel.

@@ -49,7 +49,7 @@ second_dev()
 		sort | sed -n 2p
 }
 
-mark=$(dmesg | wc -l)
+mark=$(dmesg_mark)
 opened=0 reads=0 hotplug=0 clears=0 removals=0 reloads=0 refused=0 wraps=0 lost=0
 fz_unload
 tap_plan $((ROUNDS * 2 + 1))
@@ -153,7 +153,7 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 echo "# events opened $opened, reads $reads, hotplug cycles $hotplug, clears $clears,"
 echo "# device removals $removals, module reloads $reloads (refused busy $refused), wraps $wraps"
-splats=$(dmesg | tail -n +"$((mark + 1))" |
+splats=$(dmesg_since "$mark" |
 	grep -cE 'WARNING:|BUG:|Oops|general protection|list_(add|del) corruption|refcount_t:|lockdep|KASAN|INFO: task .* blocked|sleeping function called')
 echo "# $lost lost, $splats splats"
 tap_done

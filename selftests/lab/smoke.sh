@@ -52,7 +52,7 @@ tap_check "at least 4 CPUs online" test "$(nproc)" -ge 4
 tap_eq "no hwtel module loaded before the test" "" \
 	"$(grep -E '^(hwtel_|marvell_cn10k_ddr_pmu|ndk_pcie_tlm)' /proc/modules)"
 
-before=$(dmesg | wc -l)
+before=$(dmesg_mark)
 tap_check "modprobe hwtel_sim" modprobe hwtel_sim
 tap_check "hwtel_sim is listed in /proc/modules" grep -q '^hwtel_sim ' /proc/modules
 tap_check "debugfs root /sys/kernel/debug/hwtel-sim exists" test -d /sys/kernel/debug/hwtel-sim
@@ -60,7 +60,7 @@ tap_check "module taints only as out-of-tree/unsigned" \
 	grep -qE '^[OE]+$' /sys/module/hwtel_sim/taint
 tap_check "modprobe -r hwtel_sim" modprobe -r hwtel_sim
 tap_check "debugfs root is gone after unload" test ! -e /sys/kernel/debug/hwtel-sim
-new=$(dmesg | tail -n +"$((before + 1))")
+new=$(dmesg_since "$before")
 if grep -qE 'WARNING:|BUG:|Oops|Call Trace' <<< "$new"; then
 	tap_fail "dmesg clean across load/unload" "$new"
 else

@@ -114,11 +114,11 @@ topology 16 1 4 4 2 2 64 128 128 64 64 4
 # probe refusals
 probe_refused()
 {
-	local desc=$1 line=$2
+	local desc=$1 line=$2 mark
 
 	shift 2
 	pcie_unload
-	dmesg -C
+	mark=$(dmesg_mark)
 	if ! modprobe hwtel_sim_pcie "$@" || ! modprobe ndk_pcie_tlm; then
 		tap_fail "$desc: modules load"
 		return
@@ -128,7 +128,7 @@ probe_refused()
 	else
 		tap_ok "$desc: no PMU registered"
 	fi
-	tap_eq "$desc: one dmesg line" 1 "$(dmesg | grep -c "$line")"
+	tap_eq "$desc: one dmesg line" 1 "$(dmesg_since "$mark" | grep -c "$line")"
 	pcie_unload
 }
 

@@ -84,7 +84,7 @@ tap_eq "MAGIC and VERSION as given" "0x12345678 0x00030001" \
 # --- parameter validation -------------------------------------------------
 m_unload
 modprobe hwtel_sim
-mark=$(dmesg | wc -l)
+mark=$(dmesg_mark)
 bad=0
 n=0
 for p in endpoints=0 endpoints=17 instances=0 instances=17 dma_ports=0 \
@@ -106,7 +106,7 @@ for p in endpoints=0 endpoints=17 instances=0 instances=17 dma_ports=0 \
 	fi
 done
 tap_eq "one 'invalid parameters' dmesg line per rejected load" "$n" \
-	"$(dmesg | tail -n +"$((mark + 1))" | grep -c "hwtel_sim_pcie: invalid parameters")"
+	"$(dmesg_since "$mark" | grep -c "hwtel_sim_pcie: invalid parameters")"
 tap_eq "bad parameters fail with EINVAL" 0 "$bad"
 tap_check "the largest topology loads (16 ep, 254 counters per ep)" \
 	m_load endpoints=16 dma_ports=1 regions_up=103 regions_down=1

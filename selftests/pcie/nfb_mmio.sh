@@ -233,10 +233,10 @@ refuse()
 		tap_fail "$desc" "exit $rc: $out"
 	fi
 }
-dmesg -C
+mark=$(dmesg_mark)
 refuse "bad MAGIC refused (EPROTO), dmesg names it" 1 "no usable PCIE_TELEMETRY_MI block" 1
 tap_check "dmesg: MAGIC 0x12345678 is not 0x50544c4d" \
-	grep -q "MAGIC 0x12345678 is not 0x50544c4d: not a PCIE_TELEMETRY_MI block" <(dmesg)
+	grep -q "MAGIC 0x12345678 is not 0x50544c4d: not a PCIE_TELEMETRY_MI block" <(dmesg_since "$mark")
 refuse "bad VERSION refused (EPROTO)" 2 \
 	"no usable PCIE_TELEMETRY_MI block" 1
 # try ARGS...: "STATUS:KEY" with KEY the part of the message that names why
@@ -258,7 +258,7 @@ $(try setpriv --reuid=65534 --regid=65534 --clear-groups "$HW" nfb attach "${F[@
 tap_eq "ERANGE, EINVAL (misaligned), ENXIO, EINVAL (small), ETIMEDOUT, ENODEV, EPERM: named, exit status" \
 	"1:past the end of the BAR 1:smaller than 0x100 bytes 1:no memory BAR 1:smaller than 0x100 bytes 1:BUSY stayed set 1:no such PCI function 4:CAP_SYS_ADMIN" \
 	"$(echo $got)"
-grep -q "version 3.1 not supported" <(dmesg) || tap_diag "no VERSION line in dmesg"
+grep -q "version 3.1 not supported" <(dmesg_since "$mark") || tap_diag "no VERSION line in dmesg"
 
 # detach, attach again, then removal of the function while attached
 "$HW" nfb detach "${F[@]}" -i 0 > "$T/det.out" 2>&1
