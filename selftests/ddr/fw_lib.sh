@@ -45,22 +45,32 @@ peek()
 export -f plant peek
 export RAM RAM_BASE
 
-# count: perf stat of ddr_cam_read (a generic counter: all eight are
-# planted, so whichever the driver picks) and of ddr_ddr_reads (the fixed
-# read counter) on every variant at once, while a child plants the values
-# after the events started and reads back the eight CFG registers: the
-# driver's writes through its mapping, seen in the file. Generic counters start from 0 (CN10K reads the
-# start value, Odyssey and CN20K restart from 0: plant 0 either way); the
-# read counter starts 5 below its wrap and ends at 7: 12 counted.
-count()
+# count_eq DESC: one test. perf stat of ddr_cam_read (event 16: a generic
+# counter) and of ddr_ddr_reads (the fixed read counter) on every variant
+# at once, while a child plants the values after the events started and
+# reads back the eight CFG registers (the driver's writes through its
+# mapping, seen in the file). Every generic counter gets a value of its
+# own, so the count says which CNT the driver read: it must be the delta
+# planted in CNT(m), where CFG(m) is the one register holding enable (bit
+# 63) and event 16's bit (bit 15), as the contract maps them. CN10K's
+# counters start from a value of their own (the driver must read it, not
+# assume 0); Odyssey and CN20K restart theirs from 0 at START, so they
+# start from 0. The read counter starts 5 below its wrap and ends at 7:
+# 12 counted.
+count_eq()
 {
-	local v n b n0=0 evs='' before=() during=() cfgs=()
+	local desc=$1 v n b m s d evs='' before=() during=() cfgs=() want='' got=''
+	local -A delta=()
 
 	for v in $VARIANTS; do
 		b=${BASE[$v]}
 		for n in 0 1 2 3 4 5 6 7; do
-			before+=($((b + CNT0[$v] + 8 * n)) 0)
-			during+=($((b + CNT0[$v] + 8 * n)) "${GEN[$v]}")
+			s=0
+			[ "$v" != cn10k ] || s=$((0x1000 * (n + 1) + 7 * n))
+			d=$((GEN[$v] + 1009 * n))
+			delta[$v.$n]=$d
+			before+=($((b + CNT0[$v] + 8 * n)) $s)
+			during+=($((b + CNT0[$v] + 8 * n)) $((s + d)))
 			cfgs+=($((b + CFG0[$v] + 8 * n)))
 		done
 		if [ "${FRBITS[$v]}" -eq 64 ]; then
@@ -72,26 +82,32 @@ count()
 		evs+="${evs:+,}${PMU[$v]}/ddr_cam_read/,${PMU[$v]}/ddr_ddr_reads/"
 	done
 	plant "${before[@]}"
-	perf stat -a -x, -o "$TMP/stat" -e "$evs" -- bash -c 'plant "${@:2:$1}"; peek "${@:$1+2}" > "$0"' "$TMP/cfg" "${#during[@]}" "${during[@]}" "${cfgs[@]}" \
-		>/dev/null 2>&1 || { echo perf-failed; return; }
-	grep -v '^#' "$TMP/stat" | sed '/^$/d' | cut -d, -f1,3
-	# per variant: how many CFG(n) hold enable (bit 63) plus event 16's bit
+	rm -f "$TMP/stat" "$TMP/cfg"
+	if perf stat -a -x, -o "$TMP/stat" -e "$evs" -- bash -c 'plant "${@:2:$1}"; peek "${@:$1+2}" > "$0"' "$TMP/cfg" "${#during[@]}" "${during[@]}" "${cfgs[@]}" 		>/dev/null 2>&1; then
+		got=$(grep -v '^#' "$TMP/stat" | sed '/^$/d' | cut -d, -f1,3)
+	else
+		got=perf-failed
+	fi
+	mapfile -t cfgv < <(cat "$TMP/cfg" 2>/dev/null)
+	n=0
 	for v in $VARIANTS; do
-		echo "$v: $(sed -n "$((n0 + 1)),$((n0 + 8))p" "$TMP/cfg" | grep -c '^8000000000008000$')"
-		n0=$((n0 + 8))
+		m=$(for i in 0 1 2 3 4 5 6 7; do
+			[ "${cfgv[$((n + i))]:-}" = 8000000000008000 ] && echo $i
+		done | paste -sd' ')
+		n=$((n + 8))
+		got+=$'\n'"$v: CFG holding enable and event 16: ${m:-none}"
+		case "$m" in
+		[0-7])	want+="${delta[$v.$m]},${PMU[$v]}/ddr_cam_read/"$'\n' ;;
+		*)	want+="(the delta planted in the counter of the one enabled CFG),${PMU[$v]}/ddr_cam_read/"$'\n' ;;
+		esac
+		want+="12,${PMU[$v]}/ddr_ddr_reads/"$'\n'
 	done
-}
-expect()
-{
-	local v
-
 	for v in $VARIANTS; do
-		echo "${GEN[$v]},${PMU[$v]}/ddr_cam_read/"
-		echo "12,${PMU[$v]}/ddr_ddr_reads/"
+		m=$(sed -n "s/^$v: CFG holding enable and event 16: //p" <<< "$got")
+		[[ "$m" =~ ^[0-7]$ ]] || m="exactly one of 0-7"
+		want+="$v: CFG holding enable and event 16: $m"$'\n'
 	done
-	for v in $VARIANTS; do
-		echo "$v: 1"
-	done
+	tap_eq "$desc" "${want%$'\n'}" "$got"
 }
 
 # fw_lists: every variant's PMU in perf list and in hwtel list (2 tests a
