@@ -392,6 +392,7 @@ struct tlm_sim {
 	bool cmd_fresh;		/* the last MI access was a COMMAND write */
 	bool overload;		/* the accumulator drops every bus delta */
 	u64 busy_until, busy_ns, busy_clear_ns;
+	u64 read_ns;		/* each read's bus latency (debugfs read_ns) */
 	u32 flags;		/* TLM_ST_LOST_DELTA | TLM_ST_OVERRUN */
 	u32 read_sel;
 
@@ -914,7 +915,7 @@ static u64 tlm_io_read(struct hwtel_sim_io *io, u32 off, unsigned int size)
 	struct tlm_sim *sim = tlm_from_io(io);
 	bool irqoff = irqs_disabled();
 	unsigned long irqflags;
-	u64 now, v;
+	u64 now, v, lat;
 
 	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	if (irqoff && off >= TLM_CNT_BASE)
@@ -936,7 +937,15 @@ static u64 tlm_io_read(struct hwtel_sim_io *io, u32 off, unsigned int size)
 		v |= (u64)tlm_reg_read(sim, off + 4, now) << 32;
 		sim->stats.reads++;
 	}
+	lat = sim->read_ns;
 	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+	/*
+	 * A read completes read_ns after the register was sampled, as a
+	 * non-posted PCIe read returns its completion late on a busy link:
+	 * the reader's clock moves on while the value it gets ages.
+	 */
+	while (lat && ktime_get_ns() - now < lat)
+		cpu_relax();
 	return v;
 }
 
@@ -1466,6 +1475,33 @@ static const struct file_operations tlm_pcie_status_fops = {
 	.write = tlm_pcie_status_write,
 	.llseek = default_llseek,
 };
+
+static int tlm_read_ns_get(void *data, u64 *val)
+{
+	struct tlm_sim *sim = data;
+	unsigned long irqflags;
+
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
+	*val = sim->read_ns;
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+	return 0;
+}
+
+/* at most 10 ms: the reader may spin with interrupts off meanwhile */
+static int tlm_read_ns_set(void *data, u64 val)
+{
+	struct tlm_sim *sim = data;
+	unsigned long irqflags;
+
+	if (val > 10 * NSEC_PER_MSEC)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
+	sim->read_ns = val;
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tlm_read_ns_fops, tlm_read_ns_get, tlm_read_ns_set,
+			 "%llu\n");
 
 static ssize_t tlm_busy_ns_read(struct file *file, char __user *ubuf,
 				size_t len, loff_t *ppos)
@@ -2126,6 +2162,8 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	debugfs_create_file("pcie_status", 0200, sim->dir, sim,
 			    &tlm_pcie_status_fops);
 	debugfs_create_file("busy_ns", 0600, sim->dir, sim, &tlm_busy_ns_fops);
+	debugfs_create_file_unsafe("read_ns", 0600, sim->dir, sim,
+				   &tlm_read_ns_fops);
 	debugfs_create_file("overload", 0600, sim->dir, sim, &tlm_overload_fops);
 	debugfs_create_file("stats", 0600, sim->dir, sim, &tlm_stats_fops);
 	debugfs_create_file("regs", 0400, sim->dir, sim, &tlm_regs_fops);
