@@ -162,11 +162,18 @@ static bool ndk_tlm_wait_idle(struct ndk_tlm *tlm)
 {
 	ktime_t end = ktime_add_us(ktime_get(),
 				   min(busy_timeout_us, TLM_BUSY_MAX_US));
+	bool late;
 
 	for (;;) {
+		/*
+		 * The clock before the read: a read that starts inside BUSY
+		 * may end past @end (a slow completion, the CPU held off), so
+		 * only a read that started past @end and saw BUSY is a timeout.
+		 */
+		late = ktime_after(ktime_get(), end);
 		if (!(hwtel_readl(&tlm->io, NDK_TLM_STATUS) & NDK_TLM_ST_BUSY))
 			return true;
-		if (ktime_after(ktime_get(), end))
+		if (late)
 			return false;
 		udelay(1);
 	}
