@@ -46,7 +46,7 @@ done
 
 . "$(dirname "$0")/fw_lib.sh"
 
-tap_plan 38
+tap_plan 41
 
 if [ -z "$RAM" ] || [ ! -f "$RAM" ]; then
 	tap_fail "the guest has the shared RAM file of vmrun --acpi-ddr" "HWTEL_ACPI_DDR_RAM='$RAM'"
@@ -94,6 +94,9 @@ for v in $VARIANTS; do
 done
 
 fw_lists
+for v in $VARIANTS; do
+	fw_event_bits "$v"
+done
 
 count_eq "planted deltas counted exactly (generic and fixed read counter, across the wrap); one CFG programmed with enable and event 16"
 

@@ -53,7 +53,7 @@ done
 
 . "$(dirname "$0")/fw_lib.sh"
 
-tap_plan 27
+tap_plan 29
 
 if [ -z "$RAM" ] || [ ! -f "$RAM" ]; then
 	tap_fail "the guest has the shared RAM file of vmrun --acpi-ddr" "HWTEL_ACPI_DDR_RAM='$RAM'"
@@ -91,6 +91,9 @@ for v in $VARIANTS; do
 done
 
 fw_lists
+for v in $VARIANTS; do
+	fw_event_bits "$v"
+done
 
 count_eq "hardware flavour: planted deltas counted exactly (generic and fixed read counter, across the wrap); one CFG programmed with enable and event 16"
 

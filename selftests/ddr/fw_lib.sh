@@ -110,6 +110,80 @@ count_eq()
 	tap_eq "$desc" "${want%$'\n'}" "$got"
 }
 
+# The event map, typed from the contract's table
+# (/work/shared/reference/ddr-pmu-hw.md), not from the driver or the model:
+# "id name", the ids every variant shares (CN20K moves its ZQ events to
+# CFG1 and reuses 36-38, 44 and 58-61), and each
+# variant's own spellings. CN20K is checked on 1-31 only: the contract
+# lists what CN20K adds and moves but not whether it keeps ENTER_MPSM (35),
+# and the driver's CN20K table has none.
+FW_EVENTS_COMMON="1 ddr_hif_rd_or_wr_access 2 ddr_hif_wr_access 3 ddr_hif_rd_access
+4 ddr_hif_rmw_access 5 ddr_hif_pri_rdaccess 6 ddr_rd_bypass_access
+7 ddr_act_bypass_access 10 ddr_hpri_sched_rd_crit_access
+11 ddr_lpri_sched_rd_crit_access 12 ddr_wr_trxn_crit_access
+13 ddr_cam_active_access 14 ddr_cam_rd_or_wr_access 15 ddr_cam_rd_active_access
+16 ddr_cam_read 17 ddr_cam_write 18 ddr_cam_mwr 19 ddr_precharge
+20 ddr_precharge_for_rdwr 21 ddr_precharge_for_other 22 ddr_rdwr_transitions
+23 ddr_write_combine 24 ddr_war_hazard 25 ddr_raw_hazard 26 ddr_waw_hazard
+27 ddr_enter_selfref 31 ddr_enter_powerdown"
+FW_EVENTS_LATE="35 ddr_enter_mpsm 39 ddr_refresh 40 ddr_crit_ref 41 ddr_spec_ref 42 ddr_load_mode
+43 ddr_zqcl 44 ddr_cam_wr_access 47 ddr_bsm_alloc 48 ddr_bsm_starvation
+49 ddr_win_limit_reached_rd 50 ddr_win_limit_reached_wr 51 ddr_dqsosc_mpc
+52 ddr_dqsosc_mrr 53 ddr_tcr_mrr 54 ddr_zqstart 55 ddr_zqlatch"
+declare -A FW_EVENTS=(
+	[cn10k]="$FW_EVENTS_COMMON $FW_EVENTS_LATE 8 ddr_dif_wr_data_access
+9 ddr_dif_rd_data_access 45 ddr_hpr_req_with_nocredit 46 ddr_lpr_req_with_nocredit"
+	[odyssey]="$FW_EVENTS_COMMON $FW_EVENTS_LATE 8 ddr_dfi_wr_data_access
+9 ddr_dfi_rd_data_access 45 ddr_dfi_cycles 46 ddr_retry_fifo_full
+56 ddr_dfi_parity_poison 57 ddr_wr_crc_error 58 ddr_capar_error
+59 ddr_rd_crc_error 60 ddr_rd_uc_ecc_error 61 ddr_dfi_cmd_is_retry"
+	[cn20k]="$FW_EVENTS_COMMON"
+)
+
+# fw_event_bits VARIANT: one test. Every event of the contract's table,
+# eight at a time (one per generic counter), counted system-wide while a
+# child reads back CFG0-7: the eight CFG values must be, as a set, enable
+# (bit 63) plus bit id-1 of each event, or 0xF << (id-1) for the three
+# 4-bit events (27, 31, 35).
+fw_event_bits()
+{
+	local v=$1 b=${BASE[$1]} n ev=() want=() got=() bad='' i id name w g
+	local -a list cfgs=() zero=()
+
+	read -d "" -ra list <<< "${FW_EVENTS[$v]}" || true
+	for n in 0 1 2 3 4 5 6 7; do
+		cfgs+=($((b + CFG0[$v] + 8 * n)))
+		zero+=($((b + CFG0[$v] + 8 * n)) 0)
+	done
+	for ((i = 0; i < ${#list[@]}; i += 2)); do
+		id=${list[$i]}
+		name=${list[$((i + 1))]}
+		ev+=("${PMU[$v]}/$name/")
+		case "$id" in
+		27|31|35) printf -v "want[${#want[@]}]" '%016x' $(((1 << 63) | (0xf << (id - 1)))) ;;
+		*)	  printf -v "want[${#want[@]}]" '%016x' $(((1 << 63) | (1 << (id - 1)))) ;;
+		esac
+		if [ ${#ev[@]} -eq 8 ] || [ $((i + 2)) -ge ${#list[@]} ]; then
+			rm -f "$TMP/bits"
+			plant "${zero[@]}"
+			perf stat -a -x, -o /dev/null -e "$(IFS=,; echo "${ev[*]}")" -- \
+				bash -c 'peek "$@" > "$0"' "$TMP/bits" "${cfgs[@]}" >/dev/null 2>&1 ||
+				bad+=" [perf stat failed: ${ev[*]}]"
+			mapfile -t got < <(sort "$TMP/bits" 2>/dev/null | grep -v '^0000000000000000$')
+			w=$(printf '%s\n' "${want[@]}" | sort | paste -sd' ')
+			g=$(printf '%s\n' "${got[@]}" | paste -sd' ')
+			[ "$w" = "$g" ] || bad+=" [${ev[*]}: want $w, CFG holds $g]"
+			ev=()
+			want=()
+		fi
+	done
+	if [ -z "$bad" ]; then
+		tap_ok "$v: all $(( ${#list[@]} / 2 )) events of the contract program their CFG bits"
+	else
+		tap_fail "$v: all $(( ${#list[@]} / 2 )) events of the contract program their CFG bits" "$bad"
+	fi
+}
+
 # fw_lists: every variant's PMU in perf list and in hwtel list (2 tests a
 # variant).
 fw_lists()
