@@ -8,7 +8,7 @@
 #
 # Taking a CPU offline under TCG beside other guests takes seconds: on
 # 6.12-rt in make check the default 300 s ran out after 19 of 35 tests.
-# hwtel-timeout: 900
+# hwtel-timeout: 1200
 
 . "$(dirname "$0")/ddr_lib.sh"
 
