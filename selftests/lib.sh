@@ -12,7 +12,7 @@
 #   tap_diag "text"               a diagnostic line
 #   m=$(dmesg_mark)               log a unique marker record in the kernel log
 #   dmesg_since "$m"              the kernel log after that marker (never
-#                                 `dmesg -C`: the lab refuses it)
+#                                 clearing the ring: the lab refuses it)
 #
 # When no plan is given up front, tap_done prints it at the end.
 

@@ -5,7 +5,7 @@
  *
  * selftests/run_in_vm runs it in the background for the whole guest and
  * finds each program's window between two marker records it writes to
- * /dev/kmsg. A reader of /dev/kmsg has its own position, so `dmesg -C` and
+ * /dev/kmsg. A reader of /dev/kmsg has its own position, so clearing the ring and
  * a full ring change nothing for it. Should it fall behind by more than the
  * ring holds, read() fails with EPIPE; it then prints a line starting
  * "hwtel-kmsg: lost" (which fails the program whose window holds it) and
