@@ -7,8 +7,8 @@
 # during watch.
 
 . "$(dirname "$0")/tool_lib.sh"
-tool_need_modules 15 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 15
+tool_need_modules 17 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
+tap_plan 17
 
 # expect_rc "desc" RC PATTERN CMD...: exit status RC, stderr matching PATTERN
 expect_rc()
@@ -59,6 +59,17 @@ tap_check "EACCES message names CAP_PERFMON and root" grep -q 'CAP_PERFMON.*root
 expect_rc "clearing unprivileged: exit 4, names CAP_PERFMON" 4 'CAP_PERFMON' \
 	"${nobody[@]}" "$T/hwtel" pcie -c
 echo "$old" > /proc/sys/kernel/perf_event_paranoid
+
+# --- the block does not answer -----------------------------------------
+# The model holds SNAPSHOT BUSY for 200 ms, past the driver's wait: the
+# kernel fails the totals read (ETIMEDOUT, with its own message, which a
+# dump carries in its NLMSG_DONE). The tool must pass on that reason, not
+# an "Input/output error" of its own.
+echo 200000000 > "$PCIE_DBG/busy_ns"
+expect_rc "SNAPSHOT timed out: exit 1, the kernel's errno" 1 'TOTALS_GET .* failed: Connection timed out' \
+	"$HW" pcie -t 0
+tap_check "and its message" grep -q 'SNAPSHOT did not complete' "$T/err"
+echo 0 > "$PCIE_DBG/busy_ns"
 
 # --- device vanished during watch ---------------------------------------
 # With -t 0 the watch reads totals from the control plane only, so no perf

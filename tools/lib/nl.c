@@ -4,26 +4,34 @@
  * endpoint state and flags (EP_GET), totals since the last clear
  * (TOTALS_GET) and clearing (CLEAR). UAPI: include/uapi/linux/ndk_pcie_tlm.h.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 
 #include <linux/ndk_pcie_tlm.h>
+#include <linux/netlink.h>
 
 #include "internal.h"
+
+#define KMSG_LEN 128
 
 struct hwtel_nl {
 	struct nl_sock *sock;
 	int family;
+	char kmsg[KMSG_LEN];	/* the kernel's message of the last failure */
+	char why[KMSG_LEN + 64];	/* strerror and kmsg, for hwtel_err() */
 };
 
 struct req_ctx {
 	int (*parse)(struct nlattr **tb, void *arg);
 	void *arg;
 	int err;	/* negative errno from the kernel or the parser */
+	char *kmsg;	/* the kernel's extended ACK message goes here */
 	bool done;
 	bool got;
 };
@@ -72,6 +80,9 @@ int hwtel_nl_open(struct hwtel_nl **out)
 				 NDK_PCIE_TLM_FAMILY_NAME, HWTEL_PCIE_MODULE);
 	}
 	nl_socket_disable_auto_ack(nl->sock);
+	/* the kernel's reason of a failure, when it gives one (best effort) */
+	(void)setsockopt(nl_socket_get_fd(nl->sock), SOL_NETLINK, NETLINK_EXT_ACK,
+			 &(int){ 1 }, sizeof(int));
 	/*
 	 * TOTALS_GET of the largest layout is one message of about 49 KB:
 	 * peek at each message's size so the receive buffer always fits it
@@ -111,6 +122,28 @@ static int cb_valid(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/*
+ * The extended ACK message (NLMSGERR_ATTR_MSG) among the attributes at
+ * @off of @h's payload, if the kernel sent one (NLM_F_ACK_TLVS).
+ */
+static void ack_msg(struct req_ctx *c, const struct nlmsghdr *h, size_t off)
+{
+	size_t len = h->nlmsg_len - NLMSG_HDRLEN;
+	struct nlattr *a;
+	int rem;
+
+	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS) || off >= len)
+		return;
+	nla_for_each_attr(a, (struct nlattr *)((char *)nlmsg_data(h) + off),
+			  (int)(len - off), rem) {
+		if (nla_type(a) == NLMSGERR_ATTR_MSG && nla_len(a) > 0) {
+			snprintf(c->kmsg, KMSG_LEN, "%.*s",
+				 nla_len(a), (const char *)nla_data(a));
+			c->kmsg[strcspn(c->kmsg, "\n")] = '\0';
+		}
+	}
+}
+
 static int cb_ack(struct nl_msg *msg, void *arg)
 {
 	struct req_ctx *c = arg;
@@ -120,12 +153,42 @@ static int cb_ack(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
+/*
+ * The end of a dump. A dump that fails in the kernel after it started (a
+ * SNAPSHOT that timed out, say) ends with an NLMSG_DONE whose payload is
+ * the errno, which libnl passes over: without this the caller would see a
+ * dump with no messages and report EIO.
+ */
+static int cb_finish(struct nl_msg *msg, void *arg)
+{
+	const struct nlmsghdr *h = nlmsg_hdr(msg);
+	struct req_ctx *c = arg;
+	int e;
+
+	if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(e))) {
+		memcpy(&e, nlmsg_data(h), sizeof(e));
+		if (e < 0) {
+			c->err = e;
+			ack_msg(c, h, NLMSG_ALIGN(sizeof(e)));
+		}
+	}
+	c->done = true;
+	return NL_STOP;
+}
+
 static int cb_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 {
+	const struct nlmsghdr *h = (const struct nlmsghdr *)err - 1;
 	struct req_ctx *c = arg;
+	size_t off = sizeof(*err);
 
 	(void)nla;
 	c->err = err->error;
+	/* the request comes back in full unless the kernel capped it */
+	if (!(h->nlmsg_flags & NLM_F_CAPPED))
+		off += NLMSG_ALIGN(err->msg.nlmsg_len) - NLMSG_HDRLEN;
+	if (err->error)
+		ack_msg(c, h, off);
 	c->done = true;
 	return NL_STOP;
 }
@@ -138,11 +201,12 @@ static int request_any(struct hwtel_nl *nl, uint8_t cmd, const char *dev, bool d
 		       int (*put)(struct nl_msg *msg, const void *arg), const void *put_arg,
 		       int (*parse)(struct nlattr **tb, void *arg), void *arg)
 {
-	struct req_ctx c = { .parse = parse, .arg = arg };
+	struct req_ctx c = { .parse = parse, .arg = arg, .kmsg = nl->kmsg };
 	struct nl_cb *cb;
 	struct nl_msg *msg;
 	int ret;
 
+	nl->kmsg[0] = '\0';
 	msg = nlmsg_alloc();
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!msg || !cb) {
@@ -161,7 +225,7 @@ static int request_any(struct hwtel_nl *nl, uint8_t cmd, const char *dev, bool d
 	}
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, cb_valid, &c);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, cb_ack, &c);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, cb_ack, &c);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, cb_finish, &c);
 	nl_cb_err(cb, NL_CB_CUSTOM, cb_error, &c);
 	ret = nl_send_auto(nl->sock, msg);
 	nlmsg_free(msg);
@@ -182,6 +246,16 @@ static int request_any(struct hwtel_nl *nl, uint8_t cmd, const char *dev, bool d
 	if (parse && !c.got)
 		return -EIO;
 	return 0;
+}
+
+/* strerror(-@ret) and, if the kernel gave one, its message */
+static const char *why(struct hwtel_nl *nl, int ret)
+{
+	if (nl->kmsg[0])
+		snprintf(nl->why, sizeof(nl->why), "%s (%s)", strerror(-ret), nl->kmsg);
+	else
+		snprintf(nl->why, sizeof(nl->why), "%s", strerror(-ret));
+	return nl->why;
 }
 
 static int request(struct hwtel_nl *nl, uint8_t cmd, const char *dev,
@@ -252,7 +326,7 @@ int hwtel_nl_ep_get(struct hwtel_nl *nl, const char *dev, struct hwtel_pcie_data
 	int ret = request(nl, NDK_PCIE_TLM_CMD_EP_GET, dev, NULL, NULL, parse_ep, d);
 
 	if (ret < 0)
-		return hwtel_err(ret, "control plane: EP_GET of %s failed: %s", dev, strerror(-ret));
+		return hwtel_err(ret, "control plane: EP_GET of %s failed: %s", dev, why(nl, ret));
 	return 0;
 }
 
@@ -329,7 +403,7 @@ int hwtel_nl_totals(struct hwtel_nl *nl, const char *dev, uint64_t *totals,
 				 dev);
 	if (ret < 0)
 		return hwtel_err(ret, "control plane: TOTALS_GET of %s failed: %s", dev,
-				 strerror(-ret));
+				 why(nl, ret));
 	*used = t.used;
 	*ts_ns = t.ts;
 	*flags = t.flags;
@@ -364,7 +438,7 @@ int hwtel_nl_clear(struct hwtel_nl *nl, const char *dev, unsigned int what)
 		return hwtel_err(ret, "control plane: CLEAR of %s gave up: perf events of it were started or stopped during every try; try again",
 				 dev);
 	if (ret < 0)
-		return hwtel_err(ret, "control plane: CLEAR of %s failed: %s", dev, strerror(-ret));
+		return hwtel_err(ret, "control plane: CLEAR of %s failed: %s", dev, why(nl, ret));
 	return 0;
 }
 
