@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,11 +59,30 @@ static int nfb_fail(int err)
 	return hwtel_exit_status(err);
 }
 
+/*
+ * Whether the kernel is locked down: securityfs' lockdown file marks the
+ * level in force with brackets, "[none]" when it is not.
+ */
+static bool locked_down(void)
+{
+	char buf[128] = "";
+	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+	bool ret;
+
+	if (!f)
+		return false;
+	ret = fgets(buf, sizeof(buf), f) && strchr(buf, '[') && !strstr(buf, "[none]");
+	fclose(f);
+	return ret;
+}
+
 /* why the driver refused an ATTACH (include/uapi/linux/ndk_pcie_tlm.h) */
 static const char *attach_why(int err)
 {
 	switch (-err) {
 	case EPERM:
+		if (locked_down())
+			return "the kernel is locked down (/sys/kernel/security/lockdown), which forbids mapping a PCI BAR";
 		return "attaching needs CAP_SYS_ADMIN";
 	case ENODEV:
 		return "no such PCI function";

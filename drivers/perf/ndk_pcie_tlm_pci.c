@@ -7,9 +7,13 @@
  *
  * The window is mapped with pci_iomap_range() and read with plain
  * readl(): the BAR region is not requested (nfb holds it) and the function
- * is not enabled, its driver is not touched. The PMU's parent is the PCI
- * device and its name is derived from the PCI address, BAR and offset, so
- * it is the same on every boot of the same card in the same slot.
+ * is not enabled, its driver is not touched. An attached window holds a
+ * runtime PM reference on the function, so it is not suspended under the
+ * reads. Mapping a BAR is refused under kernel lockdown
+ * (LOCKDOWN_PCI_ACCESS), as the PCI core refuses its sysfs resource
+ * files. The PMU's parent is the PCI device and its name is derived from
+ * the PCI address, BAR and offset, so it is the same on every boot of the
+ * same card in the same slot.
  *
  * An attached instance ends by a DETACH, by module unload, and when the
  * function goes away: removal of the PCI device (hot unplug, sysfs remove,
@@ -32,6 +36,8 @@
 #include <linux/netlink.h>
 #include <linux/notifier.h>
 #include <linux/pci.h>
+#include <linux/pm_runtime.h>
+#include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -59,6 +65,7 @@ static void ndk_tlm_pci_end(struct ndk_tlm_pci *p)
 	list_del(&p->node);
 	ndk_tlm_destroy(p->tlm);
 	pci_iounmap(p->pdev, p->base);
+	pm_runtime_put(&p->pdev->dev);
 	pci_dev_put(p->pdev);
 	kfree(p);
 }
@@ -106,6 +113,11 @@ int ndk_tlm_pci_attach(const char *addr, u32 bar, u64 offset, u64 size,
 		NL_SET_ERR_MSG_MOD(extack, "window smaller than the register file (0x100 bytes)");
 		return -EINVAL;
 	}
+	ret = security_locked_down(LOCKDOWN_PCI_ACCESS);
+	if (ret) {
+		NL_SET_ERR_MSG_MOD(extack, "kernel lockdown forbids mapping a PCI BAR");
+		return ret;
+	}
 
 	pci_lock_rescan_remove();
 	mutex_lock(&ndk_tlm_pci_lock);
@@ -152,13 +164,18 @@ int ndk_tlm_pci_attach(const char *addr, u32 bar, u64 offset, u64 size,
 		ret = -ENOMEM;
 		goto put;
 	}
+	ret = pm_runtime_resume_and_get(&pdev->dev);
+	if (ret < 0) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot resume the PCI function");
+		goto free;
+	}
 	p->pdev = pdev;
 	/* no pci_request_region(): the function's driver owns the BAR */
 	p->base = pci_iomap_range(pdev, bar, offset, size);
 	if (!p->base) {
 		NL_SET_ERR_MSG_MOD(extack, "cannot map the window");
 		ret = -ENOMEM;
-		goto free;
+		goto rpm;
 	}
 	io.base = p->base;
 	strscpy(win.pci, pci_name(pdev), sizeof(win.pci));
@@ -192,6 +209,8 @@ int ndk_tlm_pci_attach(const char *addr, u32 bar, u64 offset, u64 size,
 
 unmap:
 	pci_iounmap(pdev, p->base);
+rpm:
+	pm_runtime_put(&pdev->dev);
 free:
 	kfree(p);
 put:

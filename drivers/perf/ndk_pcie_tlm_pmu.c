@@ -1466,8 +1466,11 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 
 	magic = hwtel_readl(&tlm->io, NDK_TLM_MAGIC);
 	if (magic != NDK_TLM_MAGIC_VALUE) {
-		dev_err(dev, "MAGIC 0x%08x is not 0x%08x: not a PCIE_TELEMETRY_MI block at 0x%llx\n",
-			magic, NDK_TLM_MAGIC_VALUE,
+		/*
+		 * Not the word read: a window that is not the block may map
+		 * anything, and repeated attaches would read it out.
+		 */
+		dev_err(dev, "MAGIC does not match: not a PCIE_TELEMETRY_MI block at 0x%llx\n",
 			(unsigned long long)base_addr);
 		ret = -ENODEV;
 		goto err;
