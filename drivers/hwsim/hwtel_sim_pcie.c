@@ -393,6 +393,7 @@ struct tlm_sim {
 	bool overload;		/* the accumulator drops every bus delta */
 	u64 busy_until, busy_ns, busy_clear_ns;
 	u64 read_ns;		/* each read's bus latency (debugfs read_ns) */
+	bool link_down;		/* reads complete with all ones, writes drop */
 	u32 flags;		/* TLM_ST_LOST_DELTA | TLM_ST_OVERRUN */
 	u32 read_sel;
 
@@ -922,6 +923,16 @@ static u64 tlm_io_read(struct hwtel_sim_io *io, u32 off, unsigned int size)
 		sim->stats.irqoff_reads += size / 4;
 	now = ktime_get_ns();
 	tlm_advance(sim, now);
+	if (sim->link_down) {
+		/*
+		 * A read the device no longer answers (surprise link-down, a
+		 * removed card) completes with all ones; the block stays as it
+		 * was, and counts on.
+		 */
+		sim->stats.reads += size / 4;
+		raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+		return size == 8 ? U64_MAX : U32_MAX;
+	}
 	v = tlm_reg_read(sim, off, now);
 	/*
 	 * A STATUS read within one MI cycle of the COMMAND write still sees
@@ -959,6 +970,11 @@ static void tlm_io_write(struct hwtel_sim_io *io, u32 off, u64 val,
 	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	now = ktime_get_ns();
 	tlm_advance(sim, now);
+	if (sim->link_down) {
+		/* a posted write nobody takes */
+		raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+		return;
+	}
 	sim->cmd_fresh = false;
 	tlm_reg_write(sim, off, lower_32_bits(val), now);
 	sim->stats.writes++;
@@ -1502,6 +1518,29 @@ static int tlm_read_ns_set(void *data, u64 val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(tlm_read_ns_fops, tlm_read_ns_get, tlm_read_ns_set,
 			 "%llu\n");
+
+static int tlm_link_down_get(void *data, u64 *val)
+{
+	struct tlm_sim *sim = data;
+
+	*val = READ_ONCE(sim->link_down);
+	return 0;
+}
+
+static int tlm_link_down_set(void *data, u64 val)
+{
+	struct tlm_sim *sim = data;
+	unsigned long irqflags;
+
+	if (val > 1)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
+	sim->link_down = val;
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tlm_link_down_fops, tlm_link_down_get,
+			 tlm_link_down_set, "%llu\n");
 
 static ssize_t tlm_busy_ns_read(struct file *file, char __user *ubuf,
 				size_t len, loff_t *ppos)
@@ -2164,6 +2203,8 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	debugfs_create_file("busy_ns", 0600, sim->dir, sim, &tlm_busy_ns_fops);
 	debugfs_create_file_unsafe("read_ns", 0600, sim->dir, sim,
 				   &tlm_read_ns_fops);
+	debugfs_create_file_unsafe("link_down", 0600, sim->dir, sim,
+				   &tlm_link_down_fops);
 	debugfs_create_file("overload", 0600, sim->dir, sim, &tlm_overload_fops);
 	debugfs_create_file("stats", 0600, sim->dir, sim, &tlm_stats_fops);
 	debugfs_create_file("regs", 0400, sim->dir, sim, &tlm_regs_fops);

@@ -157,12 +157,19 @@ static DEFINE_MUTEX(ndk_tlm_dead_lock);
 static void ndk_tlm_apply(struct ndk_tlm *tlm, struct perf_event *event,
 			  u8 op, bool fresh);
 
-/* Wait, bounded in time, for STATUS.BUSY to fall. */
-static bool ndk_tlm_wait_idle(struct ndk_tlm *tlm)
+/*
+ * Wait, bounded in time, for STATUS.BUSY to fall: 0, -ETIMEDOUT, or
+ * -ENODEV when the device does not answer. A PCIe read nobody completes
+ * (a surprise link-down, a removed card) returns all ones; STATUS all
+ * ones has BUSY set, so it is confirmed on MAGIC, a constant that is never
+ * all ones, rather than waited out in every operation.
+ */
+static int ndk_tlm_wait_idle(struct ndk_tlm *tlm)
 {
 	ktime_t end = ktime_add_us(ktime_get(),
 				   min(busy_timeout_us, TLM_BUSY_MAX_US));
 	bool late;
+	u32 st;
 
 	for (;;) {
 		/*
@@ -171,10 +178,14 @@ static bool ndk_tlm_wait_idle(struct ndk_tlm *tlm)
 		 * only a read that started past @end and saw BUSY is a timeout.
 		 */
 		late = ktime_after(ktime_get(), end);
-		if (!(hwtel_readl(&tlm->io, NDK_TLM_STATUS) & NDK_TLM_ST_BUSY))
-			return true;
+		st = hwtel_readl(&tlm->io, NDK_TLM_STATUS);
+		if (st == U32_MAX &&
+		    hwtel_readl(&tlm->io, NDK_TLM_MAGIC) == U32_MAX)
+			return -ENODEV;
+		if (!(st & NDK_TLM_ST_BUSY))
+			return 0;
 		if (late)
-			return false;
+			return -ETIMEDOUT;
 		udelay(1);
 	}
 }
@@ -222,25 +233,35 @@ static void ndk_tlm_resolve_late(struct ndk_tlm *tlm)
  */
 static int ndk_tlm_snapshot(struct ndk_tlm *tlm)
 {
+	int ret;
+
 	lockdep_assert_held(&tlm->lock);
 
 	/* set when the copy now pending was written by this call */
 	tlm->pending_own = false;
 	if (tlm->pending) {
-		if (!ndk_tlm_wait_idle(tlm))
-			return -ETIMEDOUT;
+		ret = ndk_tlm_wait_idle(tlm);
+		if (ret)
+			return ret;
 		ndk_tlm_resolve(tlm);
 	}
 	hwtel_writel(&tlm->io, NDK_TLM_CMD_SNAPSHOT, NDK_TLM_COMMAND);
 	/* BUSY is not visible on a STATUS read right after the write */
 	hwtel_readl(&tlm->io, NDK_TLM_MAGIC);
-	if (!ndk_tlm_wait_idle(tlm)) {
+	ret = ndk_tlm_wait_idle(tlm);
+	if (ret == -ENODEV) {
+		/* no copy is under way: nothing is pending */
+		dev_err_ratelimited(tlm->dev,
+				    "the device does not answer (STATUS reads all ones)\n");
+		return ret;
+	}
+	if (ret) {
 		tlm->pending = true;
 		tlm->pending_own = true;
 		dev_err_ratelimited(tlm->dev,
 				    "SNAPSHOT still BUSY after %u us, read deferred\n",
 				    min(busy_timeout_us, TLM_BUSY_MAX_US));
-		return -ETIMEDOUT;
+		return ret;
 	}
 	tlm->gen++;
 	tlm->snap_ns = ktime_get_ns();
@@ -527,7 +548,14 @@ static void ndk_tlm_apply(struct ndk_tlm *tlm, struct perf_event *event,
 	u64 prev;
 
 	if (!fresh) {
-		/* no new snapshot: the count stays, ndk_tlm_resolve() catches up */
+		/*
+		 * No new snapshot. With a copy pending, ndk_tlm_resolve()
+		 * serves the operation from it. With none (the device did not
+		 * answer) the count and prev_count stay, and the next good
+		 * snapshot catches up; only a start needs a base from it.
+		 */
+		if (!tlm->pending && op != TLM_OP_START)
+			return;
 		ndk_tlm_defer(tlm, event, op, tlm->pending_own);
 		return;
 	}

@@ -9,14 +9,20 @@
 #  - a stop whose update timed out catches up (the stopped count includes
 #    what came before the stop, not what came after it);
 #  - with slow reads (the model's read_ns), a wait whose last STATUS read
-#    ended past its deadline but saw BUSY low is not a timeout.
+#    ended past its deadline but saw BUSY low is not a timeout;
+#  - a device that no longer answers (link_down: every read all ones, as
+#    after a surprise link-down) is found out by one STATUS read, not by
+#    waiting out the BUSY timeout in every operation; a group read fails
+#    with ENODEV meanwhile, and the count is left for the next good
+#    snapshot to catch up exactly.
 
 . "$(dirname "$0")/pcie_lib.sh"
 
 SEQ=${HWTEL_BUILD:-/nonexistent}/selftests-bin/pcie/pcie_seq
-trap pcie_unload EXIT
+T=$(mktemp -d)
+trap 'pcie_unload; rm -rf "$T"' EXIT
 
-tap_plan 6
+tap_plan 8
 if ! pcie_load || [ ! -d "$DEV" ]; then
 	tap_fail "model and driver load"
 	tap_done
@@ -46,4 +52,22 @@ tap_eq "restarted: + 1" 28 "${r[4]:-}"
 # up (a vCPU or a core held off between the read and the clock check is
 # the same case): the read is exact, no timeout.
 tap_eq "slow reads: a STATUS read that ends past the deadline is not a timeout (28 + 11)" 39 "${r[5]:-}"
+
+# Ten reads while the device does not answer. A snapshot is one COMMAND
+# write (dropped) and a MAGIC read; then STATUS reads all ones, confirmed
+# by MAGIC all ones: three reads each, 30 for ten, the poller's own aside
+# (at most one poll here). Waiting out busy_timeout_us (1000 us) instead
+# costs hundreds of reads each.
+mapfile -t out < <("$SEQ" "$PMU" o:$A e "$(inj 5)" r \
+	"x:echo 1 > $DBG/link_down" "x:echo 0 > $DBG/stats" "$(inj 7)" \
+	r r r r r r r r r r "x:sed -n 's/^reads //p' $DBG/stats > $T/reads" \
+	"x:echo 0 > $DBG/link_down" r 2>&1)
+tap_diag "${out[*]}"
+mapfile -t r < <(printf '%s\n' "${out[@]}" | sed -n 's/^r \(E\{0,1\}[0-9]*\).*/\1/p')
+e=E19	# ENODEV
+tap_eq "link down: 5, ten reads fail with ENODEV, the first good one catches up (5 + 7)" \
+	"5 $(for i in $(seq 10); do printf '%s ' "$e"; done)12" "${r[*]}"
+n=$(cat "$T/reads" 2>/dev/null)
+tap_eq "link down: ten reads cost at most 33 register reads (3 each, one poll aside): $n" \
+	1 "$(( ${n:-999999} <= 33 ))"
 tap_done

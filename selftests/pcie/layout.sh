@@ -132,7 +132,7 @@ probe_refused()
 	pcie_unload
 }
 
-probe_refused "bad MAGIC" "MAGIC 0x12345678 is not 0x50544c4d" magic=0x12345678
+probe_refused "bad MAGIC" "MAGIC does not match: not a PCIE_TELEMETRY_MI block" magic=0x12345678
 probe_refused "major version 3" "version 3.1 not supported (major must be 2)" version=0x30001
 probe_refused "major version 1" "version 1.0 not supported (major must be 2)" version=0x10000
 
