@@ -1691,6 +1691,13 @@ static int ndk_tlm_cpu_offline(unsigned int cpu, struct hlist_node *node)
 	ndk_tlm_release(tlm, TLM_HOLD_MIGRATE);
 	local_irq_enable();
 	WRITE_ONCE(tlm->migrating, false);
+	/*
+	 * wait_var_event()'s contract: a full barrier between the store of
+	 * the condition and wake_up_var(), whose check for waiters is not
+	 * ordered after the store otherwise (a waiter that just queued itself
+	 * and read the old value would sleep on).
+	 */
+	smp_mb();
 	wake_up_var(&tlm->migrating);
 	tlm->cpu = target;
 	return 0;
