@@ -283,7 +283,12 @@ perf stat -a -x, -o "$T/rm.csv" -e "$NAME/pcie_cycles,ep=0/" -- \
 rc=$?
 gone=$(ls /sys/bus/pci/devices | grep -c "^$PCI$")
 echo 1 > /sys/bus/pci/rescan
-sleep 1.2	# TLM_GONE_DELAY: the dead PMU is unregistered after its last event
+# the dead PMU is unregistered by a work item after its last event closed
+# (TLM_GONE_DELAY, 1 s): wait for that, bounded, rather than for a time
+for ((i = 0; i < 300; i++)); do
+	[ -e "/sys/bus/event_source/devices/$NAME" ] || break
+	sleep 0.1
+done
 tap_eq "removal of the function with an event open, then its close: the PMU is gone" \
 	"0 0 0" "$rc $gone $(ls /sys/bus/event_source/devices | grep -c "^$NAME$")"
 "$HW" nfb attach "${F[@]}" -i 0 > "$T/re.out" 2>&1
