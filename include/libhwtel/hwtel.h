@@ -377,8 +377,11 @@ const char *hwtel_pcie_event_desc(const char *name);
 /* Misc                                                               */
 /* ------------------------------------------------------------------ */
 
-/* Write @text to @path atomically (temp file in the same directory, fsync,
- * rename). Used for --prometheus.
+/* Write @text to @path: a regular file (or one a symbolic link names) is
+ * replaced atomically (temp file in the same directory, fsync, rename,
+ * directory fsync); a device, FIFO or other non-regular target is written
+ * in place, never replaced; a dangling link is refused (-ENOENT). Used for
+ * -o and --prometheus.
  */
 int hwtel_write_atomic(const char *path, const char *text, size_t len);
 /* CLOCK_MONOTONIC in ns. */

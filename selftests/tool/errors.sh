@@ -7,8 +7,8 @@
 # during watch.
 
 . "$(dirname "$0")/tool_lib.sh"
-tool_need_modules 17 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 17
+tool_need_modules 18 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
+tap_plan 18
 
 # expect_rc "desc" RC PATTERN CMD...: exit status RC, stderr matching PATTERN
 expect_rc()
@@ -59,6 +59,11 @@ tap_check "EACCES message names CAP_PERFMON and root" grep -q 'CAP_PERFMON.*root
 expect_rc "clearing unprivileged: exit 4, names CAP_PERFMON" 4 'CAP_PERFMON' \
 	"${nobody[@]}" "$T/hwtel" pcie -c
 echo "$old" > /proc/sys/kernel/perf_event_paranoid
+
+# --- output that cannot be written --------------------------------------
+"$HW" list > /dev/full 2> "$T/err"
+tap_eq "hwtel list > /dev/full: exit 1, says the output was not written" "1 1" \
+	"$? $(grep -c 'cannot write the output: No space left on device' "$T/err")"
 
 # --- the block does not answer -----------------------------------------
 # The model holds SNAPSHOT BUSY for 200 ms, past the driver's wait: the

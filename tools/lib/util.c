@@ -291,40 +291,94 @@ int hwtel_resolve_device(const char *prefix, const char *module,
 	return 0;
 }
 
-int hwtel_write_atomic(const char *path, const char *text, size_t len)
+/* Write all of @text to @fd; 0 or -errno. */
+static int write_all(int fd, const char *text, size_t len)
 {
-	char tmp[PATH_MAX];
 	size_t off = 0;
-	int fd;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
-		return hwtel_err(-ENAMETOOLONG, "path too long: %s", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return hwtel_err(-errno, "cannot create %s: %s", tmp, strerror(errno));
 	while (off < len) {
 		ssize_t w = write(fd, text + off, len - off);
 
 		if (w < 0) {
-			int e = errno;
-
-			close(fd);
-			unlink(tmp);
-			return hwtel_err(-e, "cannot write %s: %s", tmp, strerror(e));
+			if (errno == EINTR)
+				continue;
+			return -errno;
 		}
 		off += (size_t)w;
 	}
-	if (fsync(fd) < 0 || close(fd) < 0) {
-		int e = errno;
+	return 0;
+}
 
-		unlink(tmp);
-		return hwtel_err(-e, "cannot write %s: %s", tmp, strerror(e));
+/*
+ * A target that is not a regular file (a device, a FIFO, a socket's path)
+ * is written where it is: replacing it would turn it into a file, as
+ * rename() did to /dev/full once.
+ */
+static int write_in_place(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY), ret;
+
+	if (fd < 0)
+		return hwtel_err(-errno, "cannot open %s: %s", path, strerror(errno));
+	ret = write_all(fd, text, len);
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (ret)
+		return hwtel_err(ret, "cannot write %s: %s", path, strerror(-ret));
+	return 0;
+}
+
+int hwtel_write_atomic(const char *path, const char *text, size_t len)
+{
+	char real[PATH_MAX], tmp[PATH_MAX + 32], *slash;
+	const char *target = path;
+	struct stat st;
+	int fd, ret;
+
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return write_in_place(path, text, len);
+		/* through a symbolic link: the file it names is replaced */
+		if (!realpath(path, real))
+			return hwtel_err(-errno, "cannot resolve %s: %s", path, strerror(errno));
+		target = real;
+	} else if (errno != ENOENT) {
+		return hwtel_err(-errno, "cannot write %s: %s", path, strerror(errno));
+	} else if (lstat(path, &st) == 0) {
+		return hwtel_err(-ENOENT, "%s is a symbolic link to nothing: not written", path);
 	}
-	if (rename(tmp, path) < 0) {
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", target, (long)getpid()) >= (int)sizeof(tmp))
+		return hwtel_err(-ENAMETOOLONG, "path too long: %s", target);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return hwtel_err(-errno, "cannot create %s: %s", tmp, strerror(errno));
+	ret = write_all(fd, text, len);
+	if (!ret && fsync(fd) < 0)
+		ret = -errno;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return hwtel_err(ret, "cannot write %s: %s", tmp, strerror(-ret));
+	}
+	if (rename(tmp, target) < 0) {
 		int e = errno;
 
 		unlink(tmp);
-		return hwtel_err(-e, "cannot rename %s to %s: %s", tmp, path, strerror(e));
+		return hwtel_err(-e, "cannot rename %s to %s: %s", tmp, target, strerror(e));
+	}
+	/* the rename itself on disk: sync the directory (best effort) */
+	slash = strrchr(tmp, '/');
+	if (slash) {
+		*(slash == tmp ? slash + 1 : slash) = '\0';
+		fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
 	}
 	return 0;
 }

@@ -4,8 +4,15 @@
  * -d resolution, against the fixture trees in fixtures/sys.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <libhwtel/hwtel.h>
@@ -269,4 +276,95 @@ TEST(write_atomic)
 	unlink(path);
 	CHECK_EQ(rmdir(dir), 0);	/* no temp file left behind */
 	CHECK_EQ(hwtel_write_atomic("/nonexistent-dir/x.prom", "x", 1), -ENOENT);
+}
+
+/*
+ * A target that is not a regular file is written in place, never replaced
+ * (issue 22): a FIFO stays a FIFO and its reader gets the text.
+ */
+TEST(write_atomic_fifo)
+{
+	char dir[] = "/tmp/hwtel-unit-XXXXXX", path[64], got[16] = "";
+	struct stat st;
+	int pfd[2], status = 0;
+	ssize_t n = 0;
+	pid_t pid;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	CHECK_EQ(mkfifo(path, 0600), 0);
+	CHECK_EQ(pipe(pfd), 0);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(path, O_RDONLY);
+		char b[16];
+		ssize_t r = fd < 0 ? -1 : read(fd, b, sizeof(b));
+
+		if (r > 0 && write(pfd[1], b, (size_t)r) != r)
+			_exit(2);
+		_exit(r > 0 ? 0 : 1);
+	}
+	close(pfd[1]);
+	CHECK_EQ(hwtel_write_atomic(path, "x 1\n", 4), 0);
+	CHECK_EQ(lstat(path, &st), 0);
+	CHECK(S_ISFIFO(st.st_mode));
+	if (!S_ISFIFO(st.st_mode))
+		kill(pid, SIGKILL);	/* replaced: its reader waits on */
+	n = read(pfd[0], got, sizeof(got) - 1);
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	CHECK_EQ(n, 4);
+	CHECK_STR(got, "x 1\n");
+	unlink(path);
+	CHECK_EQ(rmdir(dir), 0);
+}
+
+/* A symbolic link stays one: the file it names gets the text. */
+TEST(write_atomic_symlink)
+{
+	char dir[] = "/tmp/hwtel-unit-XXXXXX", real[64], link[64], *back;
+	struct stat st;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(real, sizeof(real), "%s/real.prom", dir);
+	snprintf(link, sizeof(link), "%s/link.prom", dir);
+	CHECK_EQ(hwtel_write_atomic(real, "a 1\n", 4), 0);
+	CHECK_EQ(symlink("real.prom", link), 0);
+	CHECK_EQ(hwtel_write_atomic(link, "b 2\n", 4), 0);
+	CHECK_EQ(lstat(link, &st), 0);
+	CHECK(S_ISLNK(st.st_mode));
+	back = unit_slurp(real, NULL);
+	CHECK_STR(back, "b 2\n");
+	free(back);
+	/* a dangling link is refused, not turned into a file */
+	unlink(real);
+	CHECK_EQ(hwtel_write_atomic(link, "c 3\n", 4), -ENOENT);
+	CHECK_EQ(lstat(real, &st), -1);
+	unlink(link);
+	CHECK_EQ(rmdir(dir), 0);	/* no temp file left behind */
+}
+
+/*
+ * A device node is written in place and its error reported: a "full"
+ * device (1:7) in a scratch directory, made where mknod is allowed (root,
+ * as make check runs), so the test never touches /dev.
+ */
+TEST(write_atomic_device)
+{
+	char dir[] = "/tmp/hwtel-unit-XXXXXX", path[64];
+	struct stat st;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/full", dir);
+	if (mknod(path, S_IFCHR | 0600, makedev(1, 7)) < 0) {
+		printf("#   write_atomic_device: mknod: %s (not root): not checked\n",
+		       strerror(errno));
+		CHECK_EQ(rmdir(dir), 0);
+		return;
+	}
+	CHECK_EQ(hwtel_write_atomic(path, "x 1\n", 4), -ENOSPC);
+	CHECK_EQ(lstat(path, &st), 0);
+	CHECK(S_ISCHR(st.st_mode));
+	unlink(path);
+	CHECK_EQ(rmdir(dir), 0);
 }
