@@ -258,6 +258,9 @@ int hwtel_parse_args(int argc, char **argv, struct hwtel_opts *o, FILE *out, FIL
 		return usage_error(o, err, "a COMMAND replaces -t/-w/-c%s", "");
 	if (o->count && !o->watch)
 		return usage_error(o, err, "-n/--count needs -w%s", "");
+	/* perf stat -I takes nothing shorter either */
+	if (o->watch && o->interval > 0 && o->interval < 0.01)
+		return usage_error(o, err, "-t/--interval under 10 ms with -w%s", "");
 	if (o->quiet && !o->prom_file)
 		return usage_error(o, err, "-q needs --prometheus%s", "");
 	return -1;

@@ -138,6 +138,8 @@ TEST(cli_bad_options_exit_2)
 	bad(ARGS("hwtel", "pcie", "-e", "x"), "-e/--events is for 'ddr'");
 	bad(ARGS("hwtel", "pcie", "-n", "3"), "-n/--count needs -w");
 	bad(ARGS("hwtel", "pcie", "-w", "-n", "0"), "-n/--count: invalid value '0'");
+	bad(ARGS("hwtel", "pcie", "-w", "-t", "0.000001"), "under 10 ms");
+	bad(ARGS("hwtel", "ddr", "-w", "-t", "0.009"), "under 10 ms");
 	bad(ARGS("hwtel", "pcie", "-q"), "-q needs --prometheus");
 	bad(ARGS("hwtel", "pcie", "-w", "--", "true"), "a COMMAND replaces");
 	bad(ARGS("hwtel", "ddr", "-c"), "no clear");
