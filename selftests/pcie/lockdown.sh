@@ -14,13 +14,7 @@
 HW=$(command -v hwtel)
 T=$(mktemp -d)
 trap 'modprobe -r ndk_pcie_tlm 2>/dev/null; rm -rf "$T"' EXIT
-PCI=
-for d in /sys/bus/pci/devices/*; do
-	if [ "$(cat "$d/vendor")" = 0x1af4 ] && [ "$(cat "$d/device")" = 0x1110 ]; then
-		PCI=${d##*/}
-		break
-	fi
-done
+PCI=$(pcie_ivshmem)
 LD=/sys/kernel/security/lockdown
 [ -e "$LD" ] || mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 

@@ -18,13 +18,7 @@
 # the tool on PATH: the build's in the lab, /usr/bin/hwtel in the package test
 HW=$(command -v hwtel)
 T=$(mktemp -d)
-PCI=
-for d in /sys/bus/pci/devices/*; do
-	if [ "$(cat "$d/vendor")" = 0x1af4 ] && [ "$(cat "$d/device")" = 0x1110 ]; then
-		PCI=${d##*/}
-		break
-	fi
-done
+PCI=$(pcie_ivshmem)
 cleanup()
 {
 	[ -n "$PCI" ] && [ ! -e "/sys/bus/pci/devices/$PCI" ] && echo 1 > /sys/bus/pci/rescan

@@ -6,6 +6,8 @@
 #   pcie_pmu [I]        PMU name of model instance I (default 0)
 #   pcie_stat OUT EVENTS... -- CMD...   perf stat -a -x, into OUT
 #   pcie_count OUT N    value of the N-th (1-based) counter line of OUT
+#   pcie_ivshmem        PCI address of the lab's ivshmem-plain function
+#                       (scripts/vmrun --ivshmem), empty if there is none
 
 . "$(dirname "$0")/../lib.sh"
 tap_require_lab
@@ -21,6 +23,18 @@ pcie_pmu()
 PMU=$(pcie_pmu 0)
 DEV=$PCIE_SYS/$PMU
 DBG=$PCIE_DBG/$PMU
+
+pcie_ivshmem()
+{
+	local d
+
+	for d in /sys/bus/pci/devices/*; do
+		if [ "$(cat "$d/vendor")" = 0x1af4 ] && [ "$(cat "$d/device")" = 0x1110 ]; then
+			echo "${d##*/}"
+			return 0
+		fi
+	done
+}
 
 pcie_unload()
 {
