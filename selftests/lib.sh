@@ -136,3 +136,13 @@ online_cpus()
 		seq "${r%-*}" "${r#*-}"
 	done
 }
+
+# kver_ge MAJOR.MINOR: the running kernel is that version or newer
+kver_ge()
+{
+	local want=$1 have
+
+	have=$(uname -r | sed -n 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+	set -- $have ${want/./ }
+	[ "$1" -gt "$3" ] || { [ "$1" -eq "$3" ] && [ "$2" -ge "$4" ]; }
+}

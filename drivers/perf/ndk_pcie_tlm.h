@@ -12,7 +12,6 @@
 #include <linux/perf_event.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
 
 #include <hwtel/io.h>
 
@@ -100,7 +99,9 @@ struct ndk_tlm_entry {
 	u64 last_raw;
 	u64 acc;
 	u64 base;
+	u64 late_acc;	/* @acc at the late copy of snapshot @late_gen */
 	u32 gen;
+	u32 late_gen;
 };
 
 struct ndk_tlm_pcpu;
@@ -134,26 +135,16 @@ struct ndk_tlm {
 	struct ndk_tlm_layout lay;
 	u64 cnt_mask;
 
-	/* serializes SNAPSHOT/CLEAR, window reads and @entries */
+	/* serializes SNAPSHOT/CLEAR, window reads, @entries and what follows */
 	raw_spinlock_t lock;
 	struct ndk_tlm_entry *entries;
-	u32 gen;		/* bumped by every successful SNAPSHOT */
+	u32 gen;		/* bumped by every copy that lands */
 	u64 snap_ns;		/* CLOCK_MONOTONIC of the last SNAPSHOT */
 	u32 flags_seen;		/* STATUS flags already notified */
-	bool pending;		/* a SNAPSHOT timed out, its copy is awaited */
-	unsigned int fold_excl;	/* the control plane folds exclusively */
-	bool pending_own;	/* the flush under way wrote that SNAPSHOT */
-	bool migrating;		/* the owner CPU is moving */
+	bool wedged;		/* a SNAPSHOT timed out, its copy is under way */
+	unsigned long *late;	/* entries whose events await that copy */
 	bool dead;		/* the device is gone: no hardware access */
-	bool registered;	/* ndk_tlm_unregister() owns this */
-	bool unregistered;	/* dead and no longer a PMU */
-	unsigned int nr_events;	/* events initialized and not destroyed */
-	struct list_head dead_node;	/* on ndk_tlm_dead */
-	struct delayed_work gone;	/* unregisters a dead PMU */
-	unsigned int ndefer;
-#define TLM_DEFER_MAX	512
-	struct perf_event *defer_ev[TLM_DEFER_MAX];
-	u8 defer_op[TLM_DEFER_MAX];
+	struct list_head dead_node;	/* on ndk_tlm_dead (before 6.15) */
 
 	struct ndk_tlm_pcpu __percpu *pcpu;
 

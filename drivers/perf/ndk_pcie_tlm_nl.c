@@ -43,9 +43,8 @@ void ndk_tlm_nl_del(struct ndk_tlm *tlm)
 /* why a whole-window read (ndk_tlm_totals(), a clear) failed */
 static void ndk_tlm_fold_err(struct netlink_ext_ack *extack, int ret)
 {
-	if (ret == -EAGAIN)
-		NL_SET_ERR_MSG_MOD(extack,
-				   "events were started or stopped during every try of the read, try again");
+	if (ret == -ENODEV)
+		NL_SET_ERR_MSG_MOD(extack, "the device does not answer");
 	else
 		NL_SET_ERR_MSG_MOD(extack, "hardware SNAPSHOT did not complete");
 }

@@ -14,15 +14,18 @@
  * the window (perf reads, the poller, the control plane) takes one lock, so a
  * snapshot is never overwritten while someone reads it.
  *
- * Batching: operations that the perf core brackets with pmu_disable() /
- * pmu_enable() (a group scheduled in or out) and the members of a group read
- * (PERF_PMU_TXN_READ) are queued per CPU and served from one SNAPSHOT, so a
- * group always sees one consistent instant.
+ * A plain counter PMU: every start, stop and read takes one SNAPSHOT under
+ * the lock, with one exception that keeps a group one instant. Inside a
+ * bracket of the perf core (pmu_disable() to pmu_enable(), a transaction)
+ * the first call for a group serves the group's other events of this PMU
+ * from the same SNAPSHOT and stamps them; their own calls in that bracket
+ * find the stamp and do nothing. Nothing outlives the call that made it.
  */
 
 #define pr_fmt(fmt) "ndk_pcie_tlm: " fmt
 
 #include <linux/bitfield.h>
+#include <linux/bitmap.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -38,7 +41,6 @@
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
-#include <linux/wait_bit.h>
 
 #include <hwtel/compat.h>
 #include <hwtel/io.h>
@@ -103,59 +105,59 @@ MODULE_PARM_DESC(busy_timeout_us, "Longest wait for STATUS.BUSY to fall after SN
 #define TLM_POLL_MIN_NS		(1ULL * NSEC_PER_MSEC)
 
 /*
- * per-CPU queue of operations served from one snapshot; a longer batch (a
- * context with more than this many events being rescheduled) takes more
- * snapshots and may then split a group over two of them; counts stay exact
+ * Largest group (members of any PMU) accepted at event_init: the first call
+ * of a bracket serves the whole group with interrupts off, two register
+ * reads per member.
  */
-#define TLM_QLEN		256
+#define TLM_GROUP_MAX		256
 
-/* largest group (members of any PMU) accepted at event_init */
-#define TLM_GROUP_MAX		TLM_QLEN
+/* entries the control plane and the poller fold per hold of the lock */
+#define TLM_FOLD_CHUNK		32
 
 /* hw_perf_event::flags of our events */
-#define TLM_F_NOBASE		BIT(0)	/* started, no snapshot taken since */
-#define TLM_F_MOVED		BIT(1)	/* stopped by an owner CPU move */
+#define TLM_F_NOBASE		BIT(0)	/* running, its start had no SNAPSHOT */
+#define TLM_F_LATE		BIT(1)	/* stopped, its stop had no SNAPSHOT */
+#define TLM_F_MOVED		BIT(2)	/* stopped by an owner CPU move */
 
-enum ndk_tlm_op {
-	TLM_OP_START,
-	TLM_OP_UPDATE,		/* pmu->read of a running event */
-	TLM_OP_STOP,		/* the update of pmu->stop */
-	TLM_OP_LATE_START,	/* deferred start: base at the next SNAPSHOT */
+/* what a call does to the events it serves; the kind of its stamp */
+enum ndk_tlm_serve {
+	TLM_COUNT,		/* read: count up to the SNAPSHOT */
+	TLM_BASE,		/* start: count from the SNAPSHOT on */
+	TLM_STOP,		/* stop: as a read, a stamp of TLM_COUNT */
 };
 
-/* why operations are held back on this CPU */
-#define TLM_HOLD_DISABLED	BIT(0)	/* between pmu_disable() and pmu_enable() */
-#define TLM_HOLD_ADD		BIT(1)	/* inside a PERF_PMU_TXN_ADD */
-#define TLM_HOLD_READ		BIT(2)	/* inside a PERF_PMU_TXN_READ */
-#define TLM_HOLD_MIGRATE	BIT(3)	/* the owner CPU is moving away */
-
+/*
+ * Per CPU and PMU, touched by the perf core's callbacks with interrupts off
+ * and by the owner move on that CPU.
+ */
 struct ndk_tlm_pcpu {
-	unsigned int hold;
-	unsigned int txn_flags;
-	unsigned int n;
-	struct perf_event *ev[TLM_QLEN];
-	u8 op[TLM_QLEN];
+	unsigned int open;	/* brackets open: pmu_disable, transactions */
+	unsigned int seq;	/* bumped at every edge of a bracket */
+	unsigned int outer;	/* bumped when the outermost bracket opens */
+	unsigned int snap_outer; /* the outermost bracket that took */
+	u32 snap_gen;		/* SNAPSHOT @snap_gen (0: none) */
+	int err;		/* first failed read of the read transaction */
+	bool moving;		/* perf_pmu_migrate_context() away from here */
 };
 
 static enum cpuhp_state ndk_tlm_hp_state;
 
+#ifndef HWTEL_PMU_REVOKES
 /*
- * PMUs whose device went away while events were open: registered, frozen
- * (no hardware access), freed by ndk_tlm_gone() once the last event is gone.
+ * Before Linux 6.15 the perf core goes on using a PMU after its last
+ * event's ->destroy() (the PMU context, the module reference), and
+ * perf_pmu_unregister() does not wait for that. A PMU whose device went
+ * away while events were open stays registered, frozen, on this list until
+ * ndk_tlm_reap() finds the module unreferenced (see there).
  */
 static LIST_HEAD(ndk_tlm_dead);
 static DEFINE_MUTEX(ndk_tlm_dead_lock);
-
-/* after the last event's destroy, until the perf core is done with it */
-#define TLM_GONE_DELAY		HZ
+#endif
 
 #define to_tlm(p) container_of(p, struct ndk_tlm, pmu)
 
 /* ------------------------------------------------------------------ */
 /* hardware access; all called with tlm->lock held                    */
-
-static void ndk_tlm_apply(struct ndk_tlm *tlm, struct perf_event *event,
-			  u8 op, bool fresh);
 
 /*
  * Wait, bounded in time, for STATUS.BUSY to fall: 0, -ETIMEDOUT, or
@@ -190,140 +192,6 @@ static int ndk_tlm_wait_idle(struct ndk_tlm *tlm)
 	}
 }
 
-/*
- * A SNAPSHOT timed out earlier and BUSY has now fallen: the window holds the
- * copy taken at that command. Serve the operations deferred at the timeout
- * from it: a start deferred by that very command gets its exact base, an
- * update or stop counts up to that instant (never past it). Starts deferred
- * while that copy was already pending must not take an older base: they
- * stay for the next SNAPSHOT (TLM_OP_LATE_START).
- */
-static void ndk_tlm_resolve(struct ndk_tlm *tlm)
-{
-	unsigned int i, n = 0;
-
-	tlm->pending = false;
-	tlm->gen++;
-	for (i = 0; i < tlm->ndefer; i++) {
-		if (tlm->defer_op[i] == TLM_OP_LATE_START) {
-			tlm->defer_ev[n] = tlm->defer_ev[i];
-			tlm->defer_op[n++] = TLM_OP_LATE_START;
-			continue;
-		}
-		ndk_tlm_apply(tlm, tlm->defer_ev[i], tlm->defer_op[i], true);
-	}
-	tlm->ndefer = n;
-}
-
-/* After a successful SNAPSHOT: base the starts that had none. */
-static void ndk_tlm_resolve_late(struct ndk_tlm *tlm)
-{
-	unsigned int i;
-
-	for (i = 0; i < tlm->ndefer; i++)
-		ndk_tlm_apply(tlm, tlm->defer_ev[i], TLM_OP_START, true);
-	tlm->ndefer = 0;
-}
-
-/*
- * SNAPSHOT handshake. Only one SNAPSHOT is ever outstanding: after a
- * timeout the copy of that command is awaited (and used, see
- * ndk_tlm_resolve()) before a new one is written, so a late copy is never
- * restarted or mistaken for a newer instant.
- */
-static int ndk_tlm_snapshot(struct ndk_tlm *tlm)
-{
-	int ret;
-
-	lockdep_assert_held(&tlm->lock);
-
-	/* set when the copy now pending was written by this call */
-	tlm->pending_own = false;
-	if (tlm->pending) {
-		ret = ndk_tlm_wait_idle(tlm);
-		if (ret)
-			return ret;
-		ndk_tlm_resolve(tlm);
-	}
-	hwtel_writel(&tlm->io, NDK_TLM_CMD_SNAPSHOT, NDK_TLM_COMMAND);
-	/* BUSY is not visible on a STATUS read right after the write */
-	hwtel_readl(&tlm->io, NDK_TLM_MAGIC);
-	ret = ndk_tlm_wait_idle(tlm);
-	if (ret == -ENODEV) {
-		/* no copy is under way: nothing is pending */
-		dev_err_ratelimited(tlm->dev,
-				    "the device does not answer (STATUS reads all ones)\n");
-		return ret;
-	}
-	if (ret) {
-		tlm->pending = true;
-		tlm->pending_own = true;
-		dev_err_ratelimited(tlm->dev,
-				    "SNAPSHOT still BUSY after %u us, read deferred\n",
-				    min(busy_timeout_us, TLM_BUSY_MAX_US));
-		return ret;
-	}
-	tlm->gen++;
-	tlm->snap_ns = ktime_get_ns();
-	if (tlm->ndefer)
-		ndk_tlm_resolve_late(tlm);
-	return 0;
-}
-
-/* Keep an operation whose SNAPSHOT timed out for ndk_tlm_resolve(). */
-static void ndk_tlm_defer(struct ndk_tlm *tlm, struct perf_event *event,
-			  u8 op, bool own)
-{
-	struct hw_perf_event *hwc = &event->hw;
-	int i;
-
-	if (op == TLM_OP_START && !own) {
-		/*
-		 * Restarted after a stop served by the same pending copy (a
-		 * context reschedule): drop the stop's update and let the
-		 * event count on from its base, through the short gap.
-		 */
-		for (i = tlm->ndefer - 1; i >= 0; i--)
-			if (tlm->defer_ev[i] == event)
-				break;
-		if (i >= 0 && (tlm->defer_op[i] == TLM_OP_UPDATE ||
-			       tlm->defer_op[i] == TLM_OP_STOP)) {
-			tlm->ndefer--;
-			memmove(&tlm->defer_ev[i], &tlm->defer_ev[i + 1],
-				(tlm->ndefer - i) * sizeof(tlm->defer_ev[0]));
-			memmove(&tlm->defer_op[i], &tlm->defer_op[i + 1],
-				(tlm->ndefer - i) * sizeof(tlm->defer_op[0]));
-			return;
-		}
-		op = TLM_OP_LATE_START;
-	}
-	if (op == TLM_OP_START || op == TLM_OP_LATE_START)
-		hwc->flags |= TLM_F_NOBASE;
-	if (tlm->ndefer == TLM_DEFER_MAX) {
-		dev_warn_ratelimited(tlm->dev, "too many reads deferred, counts may be short\n");
-		return;
-	}
-	tlm->defer_ev[tlm->ndefer] = event;
-	tlm->defer_op[tlm->ndefer++] = op;
-}
-
-/* Forget a destroyed event's deferred operations. */
-static void ndk_tlm_undefer(struct ndk_tlm *tlm, struct perf_event *event)
-{
-	unsigned long flags;
-	unsigned int i, n = 0;
-
-	ndk_tlm_lock_irqsave(tlm, flags);
-	for (i = 0; i < tlm->ndefer; i++) {
-		if (tlm->defer_ev[i] == event)
-			continue;
-		tlm->defer_ev[n] = tlm->defer_ev[i];
-		tlm->defer_op[n++] = tlm->defer_op[i];
-	}
-	tlm->ndefer = n;
-	ndk_tlm_unlock_irqrestore(tlm, flags);
-}
-
 /* Entry @i of the snapshot copy, masked to the counter width */
 static u64 ndk_tlm_read_entry(struct ndk_tlm *tlm, u32 i)
 {
@@ -335,7 +203,7 @@ static u64 ndk_tlm_read_entry(struct ndk_tlm *tlm, u32 i)
 	return raw & tlm->cnt_mask;
 }
 
-/* Fold @raw, entry @i of snapshot @gen, into its 64-bit total. */
+/* Fold @raw, entry @i of the copy of generation @gen, into its total. */
 static void ndk_tlm_entry_fold(struct ndk_tlm *tlm, u32 i, u64 raw, u32 gen)
 {
 	struct ndk_tlm_entry *e = &tlm->entries[i];
@@ -347,144 +215,178 @@ static void ndk_tlm_entry_fold(struct ndk_tlm *tlm, u32 i, u64 raw, u32 gen)
 	e->gen = gen;
 }
 
-/* Fold entry @i of the current snapshot into its 64-bit total. */
+/* Fold entry @i of the copy in the window into its 64-bit total. */
 static void ndk_tlm_entry_update(struct ndk_tlm *tlm, u32 i)
 {
-	if (tlm->entries[i].gen == tlm->gen)
-		return;
-	ndk_tlm_entry_fold(tlm, i, ndk_tlm_read_entry(tlm, i), tlm->gen);
+	if (tlm->entries[i].gen != tlm->gen)
+		ndk_tlm_entry_fold(tlm, i, ndk_tlm_read_entry(tlm, i), tlm->gen);
 }
 
 /*
- * Read entries [@i, @end) of the snapshot copy with interrupts on and
- * without the lock, then fold them under the lock if the copy is still the
- * one of snapshot @gen (no SNAPSHOT completed or pending since). Without the
- * lock only the control plane and the poller read this way: the device is
- * not removed under them (removal takes the control plane's instance off
- * its list and cancels the poller before @dead).
+ * The copy of a SNAPSHOT that timed out has landed: it is the picture of
+ * the instant that command was written. Before anything overwrites it,
+ * keep it for the entries of the events whose start or stop that command
+ * was for (@late): each such event catches up from it at its next call.
  */
-static void ndk_tlm_read_chunk(struct ndk_tlm *tlm, u32 i, u32 end, u64 *raw)
+static void ndk_tlm_land_late(struct ndk_tlm *tlm)
 {
-	for (; i < end; i++)
-		*raw++ = ndk_tlm_read_entry(tlm, i);
+	struct ndk_tlm_entry *e;
+	unsigned int i;
+
+	tlm->gen++;
+	for_each_set_bit(i, tlm->late, tlm->lay.entries_used) {
+		ndk_tlm_entry_update(tlm, i);
+		e = &tlm->entries[i];
+		e->late_acc = e->acc;
+		e->late_gen = tlm->gen;
+	}
+	bitmap_zero(tlm->late, tlm->lay.entries_used);
 }
 
-static bool ndk_tlm_fold_chunk(struct ndk_tlm *tlm, u32 i, u32 end,
-			       const u64 *raw, u32 gen)
+/*
+ * SNAPSHOT handshake: 0 when the window holds a new copy, and otherwise
+ *  -ETIMEDOUT: this command's copy did not complete in time; the block is
+ *	now wedged and that copy lands later (ndk_tlm_land_late());
+ *  -EBUSY: the block is still wedged by an earlier command: nothing was
+ *	written, at the cost of one STATUS read;
+ *  -ENODEV: the device is gone or does not answer.
+ * Only one SNAPSHOT is ever outstanding, so a late copy is never restarted
+ * or mistaken for a newer instant.
+ */
+static int ndk_tlm_snapshot(struct ndk_tlm *tlm)
 {
-	lockdep_assert_held(&tlm->lock);
-
-	if (tlm->gen != gen || tlm->pending)
-		return false;
-	for (; i < end; i++)
-		ndk_tlm_entry_fold(tlm, i, *raw++, gen);
-	return true;
-}
-
-/* Fold every entry under the lock (probe, CLEAR: short or rare). */
-static int ndk_tlm_update_all(struct ndk_tlm *tlm)
-{
-	u32 i;
+	u32 st;
 	int ret;
 
-	ret = ndk_tlm_snapshot(tlm);
-	if (ret)
+	lockdep_assert_held(&tlm->lock);
+
+	if (tlm->dead)
+		return -ENODEV;
+	if (tlm->wedged) {
+		st = hwtel_readl(&tlm->io, NDK_TLM_STATUS);
+		if (st == U32_MAX &&
+		    hwtel_readl(&tlm->io, NDK_TLM_MAGIC) == U32_MAX)
+			return -ENODEV;
+		if (st & NDK_TLM_ST_BUSY)
+			return -EBUSY;
+		tlm->wedged = false;
+		ndk_tlm_land_late(tlm);
+	}
+	hwtel_writel(&tlm->io, NDK_TLM_CMD_SNAPSHOT, NDK_TLM_COMMAND);
+	/* BUSY is not visible on a STATUS read right after the write */
+	hwtel_readl(&tlm->io, NDK_TLM_MAGIC);
+	ret = ndk_tlm_wait_idle(tlm);
+	if (ret == -ENODEV) {
+		dev_err_ratelimited(tlm->dev,
+				    "the device does not answer (STATUS reads all ones)\n");
 		return ret;
-	for (i = 0; i < tlm->lay.entries_used; i++)
-		ndk_tlm_entry_update(tlm, i);
+	}
+	if (ret) {
+		tlm->wedged = true;
+		dev_err_ratelimited(tlm->dev,
+				    "SNAPSHOT still BUSY after %u us\n",
+				    min(busy_timeout_us, TLM_BUSY_MAX_US));
+		return ret;
+	}
+	tlm->gen++;
+	tlm->snap_ns = ktime_get_ns();
 	return 0;
 }
 
-#define TLM_FOLD_CHUNK		32
-#define TLM_FOLD_TRIES		4	/* then the fold is exclusive */
-#define TLM_FOLD_EXCL_TRIES	8	/* then -EAGAIN */
-
-/* The handshake of a whole-window fold (its own function for the lab's hold times) */
-static int ndk_tlm_fold_snapshot(struct ndk_tlm *tlm, bool excl, u32 *gen)
+/* The handshake of a whole-window fold (its own hold, for the lab's times) */
+static int ndk_tlm_fold_snapshot(struct ndk_tlm *tlm, u64 *snap_ns, u32 *gen)
 {
 	unsigned long flags;
 	int ret;
 
 	ndk_tlm_lock_irqsave(tlm, flags);
-	if (excl)
-		tlm->fold_excl++;
 	ret = ndk_tlm_snapshot(tlm);
+	if (snap_ns)
+		*snap_ns = tlm->snap_ns;
 	*gen = tlm->gen;
 	ndk_tlm_unlock_irqrestore(tlm, flags);
 	return ret;
 }
 
 /*
- * Fold every entry from one SNAPSHOT with interrupts off only for the
- * handshake and the arithmetic of a chunk: each chunk of the window is read
- * with interrupts on (ndk_tlm_read_chunk()) and folded only if no other
- * SNAPSHOT came in between; else the fold starts again. After
- * TLM_FOLD_TRIES tries the fold is exclusive: perf reads of running events
- * are served from its snapshot instead of taking their own (ndk_tlm_flush())
- * and the poller folds from it too, so only starts and stops of events can
- * still interrupt it; after TLM_FOLD_EXCL_TRIES more it gives up with
- * -EAGAIN.
- * @vals, when given, gets acc - base of every entry, all of the same instant.
- * Callers: the control plane only (see ndk_tlm_read_chunk()).
+ * Take a SNAPSHOT and fold every entry from it. Each chunk of
+ * TLM_FOLD_CHUNK entries is read with interrupts on and without the lock,
+ * then folded under the lock if the window still holds the copy it was
+ * read from (same generation, not wedged: a copy under way is never
+ * folded). If a perf event took a newer SNAPSHOT meanwhile, the chunk is
+ * read again, under the lock, from that copy: any true picture no older
+ * than the last fold keeps every total exact, so nothing is retried and
+ * the fold never gives up for events. It fails only when the device is
+ * gone (-ENODEV) or the block is wedged (-ETIMEDOUT).
+ * @vals, when given, gets acc - base of every entry, each as of its fold;
+ * @snap_ns the time of this SNAPSHOT.
+ * Callers: the control plane and the poller only. They read without the
+ * lock; removal takes the instance off the control plane's list and
+ * cancels the poller before the window is unmapped.
  */
-static int ndk_tlm_fold_all(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns,
-			    bool rebase)
+static int ndk_tlm_fold_all(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns)
 {
 	u32 i, j, end, n = tlm->lay.entries_used, gen;
 	u64 raw[TLM_FOLD_CHUNK];
 	unsigned long flags;
-	unsigned int tries;
-	bool ok = false;
-	int ret = 0;
+	int ret;
 
-	for (tries = 0; tries < TLM_FOLD_TRIES + TLM_FOLD_EXCL_TRIES; tries++) {
-		ret = ndk_tlm_fold_snapshot(tlm, tries == TLM_FOLD_TRIES, &gen);
-		if (ret)
-			break;
-		ok = !n;
-		for (i = 0; i < n; i = end) {
-			end = min(i + TLM_FOLD_CHUNK, n);
-			ndk_tlm_read_chunk(tlm, i, end, raw);
-			ndk_tlm_lock_irqsave(tlm, flags);
-			ok = ndk_tlm_fold_chunk(tlm, i, end, raw, gen);
-			for (j = i; ok && j < end; j++) {
-				if (rebase)
-					tlm->entries[j].base = tlm->entries[j].acc;
-				if (vals)
-					vals[j] = tlm->entries[j].acc -
-						  tlm->entries[j].base;
-			}
-			if (ok && end == n && snap_ns)
-				*snap_ns = tlm->snap_ns;
-			ndk_tlm_unlock_irqrestore(tlm, flags);
-			if (!ok)
-				break;
-		}
-		if (ok)
-			break;
-		ret = -EAGAIN;
-	}
-	if (tries >= TLM_FOLD_TRIES) {
+	ret = ndk_tlm_fold_snapshot(tlm, snap_ns, &gen);
+	if (ret)
+		return ret == -EBUSY ? -ETIMEDOUT : ret;
+
+	for (i = 0; i < n; i = end) {
+		end = min(i + TLM_FOLD_CHUNK, n);
+		for (j = i; j < end; j++)
+			raw[j - i] = ndk_tlm_read_entry(tlm, j);
 		ndk_tlm_lock_irqsave(tlm, flags);
-		tlm->fold_excl--;
+		if (tlm->dead)
+			ret = -ENODEV;
+		else if (tlm->wedged)
+			ret = -ETIMEDOUT;
+		for (j = i; !ret && j < end; j++) {
+			if (tlm->gen == gen)
+				ndk_tlm_entry_fold(tlm, j, raw[j - i], gen);
+			else
+				ndk_tlm_entry_update(tlm, j);
+			if (vals)
+				vals[j] = tlm->entries[j].acc -
+					  tlm->entries[j].base;
+		}
+		gen = tlm->gen;
 		ndk_tlm_unlock_irqrestore(tlm, flags);
+		if (ret)
+			return ret;
 	}
-	return ret;
+	return 0;
 }
 
 int ndk_tlm_totals(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns)
 {
-	return ndk_tlm_fold_all(tlm, vals, snap_ns, false);
+	return ndk_tlm_fold_all(tlm, vals, snap_ns);
 }
 
 /*
- * Software clear: every entry folded from one SNAPSHOT and its base set to
- * it, so the totals restart from zero exactly at that instant. Running perf
- * events are not affected (@acc goes on). The hardware is not cleared.
+ * Software clear: every entry folded, then, in one hold of the lock, every
+ * base set to its total, so the totals restart from zero at the clear's
+ * SNAPSHOT (or a newer one). All or nothing: a failed fold rebases no
+ * entry. Running perf events are not affected (@acc goes on). The hardware
+ * is not cleared.
  */
 int ndk_tlm_soft_clear(struct ndk_tlm *tlm)
 {
-	return ndk_tlm_fold_all(tlm, NULL, NULL, true);
+	unsigned long flags;
+	u32 i;
+	int ret;
+
+	ret = ndk_tlm_fold_all(tlm, NULL, NULL);
+	if (ret)
+		return ret;
+	ndk_tlm_lock_irqsave(tlm, flags);
+	for (i = 0; i < tlm->lay.entries_used; i++)
+		tlm->entries[i].base = tlm->entries[i].acc;
+	ndk_tlm_unlock_irqrestore(tlm, flags);
+	return 0;
 }
 
 /*
@@ -540,200 +442,270 @@ void ndk_tlm_read_ep(struct ndk_tlm *tlm, u32 ep, struct ndk_tlm_ep_state *st)
 /* ------------------------------------------------------------------ */
 /* perf events                                                        */
 
-static void ndk_tlm_apply(struct ndk_tlm *tlm, struct perf_event *event,
-			  u8 op, bool fresh)
+/*
+ * Stamps: an event served by another event's call in an open bracket
+ * carries (CPU, bracket sequence, kind) in last_cpu and last_tag. The
+ * sequence changes at every edge of a bracket, so a stamp matches only
+ * inside the bracket that set it, on the CPU that set it.
+ */
+static void ndk_tlm_stamp(struct ndk_tlm_pcpu *pc, struct perf_event *event,
+			  enum ndk_tlm_serve kind)
+{
+	event->hw.last_cpu = smp_processor_id();
+	event->hw.last_tag = 2ULL * pc->seq + (kind == TLM_BASE);
+}
+
+static bool ndk_tlm_stamped(struct ndk_tlm_pcpu *pc, struct perf_event *event,
+			    enum ndk_tlm_serve kind)
+{
+	return pc->open && event->hw.last_cpu == smp_processor_id() &&
+	       event->hw.last_tag == 2ULL * pc->seq + (kind == TLM_BASE);
+}
+
+/*
+ * A start or stop whose SNAPSHOT timed out waits for that command's copy:
+ * @event catches up from it (ndk_tlm_land_late()) at its next call, exactly.
+ * If a later timeout's copy replaced it first, the event counts from its
+ * next good SNAPSHOT instead.
+ */
+static void ndk_tlm_await_late(struct ndk_tlm *tlm, struct perf_event *event,
+			       unsigned int flag)
+{
+	event->hw.flags |= flag;
+	/* the gen of that copy, never 0: 0 means no copy awaited */
+	event->hw.event_base = (unsigned long)tlm->gen + 1;
+	__set_bit(event->hw.idx, tlm->late);
+}
+
+static void ndk_tlm_catch_up(struct ndk_tlm *tlm, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	struct ndk_tlm_entry *e = &tlm->entries[hwc->idx];
-	u64 prev;
 
-	if (!fresh) {
-		/*
-		 * No new snapshot. With a copy pending, ndk_tlm_resolve()
-		 * serves the operation from it. With none (the device did not
-		 * answer) the count and prev_count stay, and the next good
-		 * snapshot catches up; only a start needs a base from it.
-		 */
-		if (!tlm->pending && op != TLM_OP_START)
-			return;
-		ndk_tlm_defer(tlm, event, op, tlm->pending_own);
+	/* that copy is still under way */
+	if (hwc->event_base > tlm->gen)
 		return;
+	if (hwc->event_base && e->late_gen == hwc->event_base) {
+		if (hwc->flags & TLM_F_NOBASE) {
+			hwc->flags &= ~TLM_F_NOBASE;
+			local64_set(&hwc->prev_count, e->late_acc);
+		} else {
+			local64_add(e->late_acc - local64_read(&hwc->prev_count),
+				    &event->count);
+		}
 	}
+	/* caught up, or a later copy replaced it: NOBASE takes the next one */
+	hwc->flags &= ~TLM_F_LATE;
+	hwc->event_base = 0;
+}
+
+/* @event counts from, or up to, the copy in the window. */
+static void ndk_tlm_apply(struct ndk_tlm *tlm, struct perf_event *event,
+			  enum ndk_tlm_serve kind)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 acc;
+
 	ndk_tlm_entry_update(tlm, hwc->idx);
+	acc = tlm->entries[hwc->idx].acc;
+	if (kind != TLM_BASE && !(hwc->flags & TLM_F_NOBASE))
+		local64_add(acc - local64_read(&hwc->prev_count), &event->count);
+	hwc->flags &= ~TLM_F_NOBASE;
+	local64_set(&hwc->prev_count, acc);
+}
 
-	if (op == TLM_OP_START) {
-		hwc->flags &= ~TLM_F_NOBASE;
-		local64_set(&hwc->prev_count, e->acc);
+/*
+ * Whether a call of @kind for another event of the group is served too.
+ * A start serves the members the core has not started yet (not those
+ * moving with the owner CPU, which keep their base); a stop or read the
+ * running ones. A member not yet added has never been through ->add(), so
+ * the core's state tells, not hw.state.
+ */
+static bool ndk_tlm_serves(struct ndk_tlm *tlm, struct perf_event *event,
+			   enum ndk_tlm_serve kind)
+{
+	bool running = event->state == PERF_EVENT_STATE_ACTIVE &&
+		       !(event->hw.state & PERF_HES_STOPPED);
+
+	if (event->pmu != &tlm->pmu)
+		return false;
+	if (kind == TLM_BASE)
+		return !running && !(event->hw.flags & TLM_F_MOVED);
+	return running;
+}
+
+/*
+ * What a call of @kind does to @event when its SNAPSHOT returned @ret: on
+ * success it counts from or up to the new copy. On failure it keeps its
+ * count and base: a read catches up at the next good SNAPSHOT; a stop counts
+ * up to the copy under way; so does a start whose own command timed out,
+ * while a start that found an earlier command's copy pending (-EBUSY, older
+ * than the start) counts from the next good SNAPSHOT. A stop and start
+ * that both find the copy the event awaits still pending (a reschedule of
+ * the context) leave it as it was: it counts on through the gap.
+ */
+static void ndk_tlm_serve_one(struct ndk_tlm *tlm, struct perf_event *event,
+			      enum ndk_tlm_serve kind, int ret)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	bool same = ret == -EBUSY &&
+		    hwc->event_base == (unsigned long)tlm->gen + 1;
+
+	if (hwc->flags & (TLM_F_NOBASE | TLM_F_LATE))
+		ndk_tlm_catch_up(tlm, event);
+	if (!ret) {
+		ndk_tlm_apply(tlm, event, kind);
 		return;
 	}
-	if (hwc->flags & TLM_F_NOBASE)
-		return;		/* its start is still waiting for a base */
-	prev = local64_read(&hwc->prev_count);
-	local64_add(e->acc - prev, &event->count);
-	local64_set(&hwc->prev_count, e->acc);
+	if (kind == TLM_BASE) {
+		if (same && (hwc->flags & (TLM_F_NOBASE | TLM_F_LATE))) {
+			hwc->flags &= ~TLM_F_LATE;
+			return;
+		}
+		hwc->flags |= TLM_F_NOBASE;
+		hwc->event_base = 0;
+		if (ret == -ETIMEDOUT)
+			ndk_tlm_await_late(tlm, event, TLM_F_NOBASE);
+	} else if (kind == TLM_STOP && (ret == -ETIMEDOUT || ret == -EBUSY) &&
+		   !(same && (hwc->flags & TLM_F_NOBASE))) {
+		ndk_tlm_await_late(tlm, event, TLM_F_LATE);
+	}
 }
 
-static bool ndk_tlm_reads_only(const struct ndk_tlm_pcpu *pc)
+/*
+ * One SNAPSHOT for @event and, inside a bracket, for the events of its
+ * group that the same call would serve too, which are then stamped.
+ * Returns the SNAPSHOT's error.
+ */
+static int ndk_tlm_serve(struct ndk_tlm *tlm, struct perf_event *event,
+			 enum ndk_tlm_serve kind)
 {
-	unsigned int i;
-
-	for (i = 0; i < pc->n; i++)
-		if (pc->op[i] != TLM_OP_UPDATE)
-			return false;
-	return true;
-}
-
-/* Serve the queued operations of this CPU from one snapshot. */
-static int ndk_tlm_flush(struct ndk_tlm *tlm, struct ndk_tlm_pcpu *pc)
-{
+	struct ndk_tlm_pcpu *pc = this_cpu_ptr(tlm->pcpu);
+	struct perf_event *leader = event->group_leader, *sib;
 	unsigned long flags;
-	unsigned int i;
 	int ret;
 
-	if (!pc->n)
-		return 0;
-
 	ndk_tlm_lock_irqsave(tlm, flags);
-	if (tlm->dead) {
-		/* the device is gone: counts stay where they are */
-		ndk_tlm_unlock_irqrestore(tlm, flags);
-		pc->n = 0;
-		return -ENODEV;
-	}
 	/*
-	 * While the control plane folds the whole window exclusively, reads
-	 * of running events come from its snapshot: the same instant for the
-	 * group, their counts exact up to it and caught up by the next read.
-	 * Starts and stops always take their own.
+	 * A bracket's later calls (other groups being stopped and started in
+	 * one reschedule) use its SNAPSHOT while the window still holds it.
 	 */
-	ret = 0;
-	if (!tlm->fold_excl || tlm->pending || !ndk_tlm_reads_only(pc))
+	if (pc->open && pc->snap_outer == pc->outer &&
+	    pc->snap_gen == tlm->gen && !tlm->wedged && !tlm->dead) {
+		ret = 0;
+	} else {
 		ret = ndk_tlm_snapshot(tlm);
-	for (i = 0; i < pc->n; i++)
-		ndk_tlm_apply(tlm, pc->ev[i], pc->op[i], !ret);
+		pc->snap_outer = pc->outer;
+		pc->snap_gen = ret ? 0 : tlm->gen;
+	}
+	if (!pc->open) {
+		ndk_tlm_serve_one(tlm, event, kind, ret);
+		goto out;
+	}
+	if (leader == event || ndk_tlm_serves(tlm, leader, kind)) {
+		ndk_tlm_serve_one(tlm, leader, kind, ret);
+		ndk_tlm_stamp(pc, leader, kind);
+	}
+	for_each_sibling_event(sib, leader) {
+		if (sib != event && !ndk_tlm_serves(tlm, sib, kind))
+			continue;
+		ndk_tlm_serve_one(tlm, sib, kind, ret);
+		ndk_tlm_stamp(pc, sib, kind);
+	}
+out:
 	ndk_tlm_unlock_irqrestore(tlm, flags);
-	pc->n = 0;
 	return ret;
 }
 
-static void ndk_tlm_queue(struct ndk_tlm *tlm, struct perf_event *event, u8 op)
+static void ndk_tlm_bracket(struct pmu *pmu, bool open)
 {
-	struct ndk_tlm_pcpu *pc = this_cpu_ptr(tlm->pcpu);
-	unsigned int need = 1;
+	struct ndk_tlm_pcpu *pc = this_cpu_ptr(to_tlm(pmu)->pcpu);
 
-	/* a group leader keeps room for its whole group: one snapshot */
-	if (event->group_leader == event)
-		need += event->nr_siblings;
-	if (pc->n + need > TLM_QLEN)
-		ndk_tlm_flush(tlm, pc);
-	pc->ev[pc->n] = event;
-	pc->op[pc->n] = op;
-	pc->n++;
-	if (!pc->hold)
-		ndk_tlm_flush(tlm, pc);
-}
-
-static int ndk_tlm_release(struct ndk_tlm *tlm, unsigned int hold)
-{
-	struct ndk_tlm_pcpu *pc = this_cpu_ptr(tlm->pcpu);
-
-	pc->hold &= ~hold;
-	/* a group read needs its values now, whatever else is pending */
-	if (!pc->hold || hold == TLM_HOLD_READ)
-		return ndk_tlm_flush(tlm, pc);
-	return 0;
+	if (open && !pc->open++)
+		pc->outer++;
+	if (!open)
+		pc->open--;
+	pc->seq++;
 }
 
 static void ndk_tlm_pmu_disable(struct pmu *pmu)
 {
-	this_cpu_ptr(to_tlm(pmu)->pcpu)->hold |= TLM_HOLD_DISABLED;
+	ndk_tlm_bracket(pmu, true);
 }
 
 static void ndk_tlm_pmu_enable(struct pmu *pmu)
 {
-	ndk_tlm_release(to_tlm(pmu), TLM_HOLD_DISABLED);
+	ndk_tlm_bracket(pmu, false);
 }
 
 static void ndk_tlm_start_txn(struct pmu *pmu, unsigned int txn_flags)
 {
-	struct ndk_tlm_pcpu *pc = this_cpu_ptr(to_tlm(pmu)->pcpu);
-
-	pc->txn_flags = txn_flags;
-	if (txn_flags & PERF_PMU_TXN_READ)
-		pc->hold |= TLM_HOLD_READ;
-	if (txn_flags & PERF_PMU_TXN_ADD)
-		pc->hold |= TLM_HOLD_ADD;
+	this_cpu_ptr(to_tlm(pmu)->pcpu)->err = 0;
+	ndk_tlm_bracket(pmu, true);
 }
 
-static int ndk_tlm_end_txn(struct pmu *pmu)
-{
-	struct ndk_tlm *tlm = to_tlm(pmu);
-	struct ndk_tlm_pcpu *pc = this_cpu_ptr(tlm->pcpu);
-	unsigned int txn_flags = pc->txn_flags;
-
-	pc->txn_flags = 0;
-	if (txn_flags & PERF_PMU_TXN_READ)
-		return ndk_tlm_release(tlm, TLM_HOLD_READ);
-	/* a late snapshot must not fail scheduling; events start stale */
-	if (txn_flags & PERF_PMU_TXN_ADD)
-		ndk_tlm_release(tlm, TLM_HOLD_ADD);
-	return 0;
-}
-
+/* a failed group read fails the read(2); scheduling never fails */
 static int ndk_tlm_commit_txn(struct pmu *pmu)
 {
-	return ndk_tlm_end_txn(pmu);
+	int err = this_cpu_ptr(to_tlm(pmu)->pcpu)->err;
+
+	ndk_tlm_bracket(pmu, false);
+	return err;
 }
 
 static void ndk_tlm_cancel_txn(struct pmu *pmu)
 {
-	ndk_tlm_end_txn(pmu);
+	ndk_tlm_bracket(pmu, false);
 }
 
 static void ndk_tlm_read(struct perf_event *event)
 {
-	if (event->hw.state & PERF_HES_STOPPED)
+	struct ndk_tlm *tlm = to_tlm(event->pmu);
+	struct ndk_tlm_pcpu *pc = this_cpu_ptr(tlm->pcpu);
+	int ret;
+
+	if (event->hw.state & PERF_HES_STOPPED ||
+	    ndk_tlm_stamped(pc, event, TLM_COUNT))
 		return;
-	ndk_tlm_queue(to_tlm(event->pmu), event, TLM_OP_UPDATE);
+	ret = ndk_tlm_serve(tlm, event, TLM_COUNT);
+	if (ret && !pc->err)
+		pc->err = ret == -EBUSY ? -ETIMEDOUT : ret;
 }
 
 static void ndk_tlm_start(struct perf_event *event, int flags)
 {
+	struct ndk_tlm *tlm = to_tlm(event->pmu);
 	struct hw_perf_event *hwc = &event->hw;
 
-	hwc->state = 0;
 	/*
-	 * Moved with the owner CPU: it counts on from its stop, which the
-	 * move's one snapshot serves, so the whole group stays one instant.
+	 * Moved with the owner CPU: the device's counters did not stop, so
+	 * the event counts on from its base, exactly and without a SNAPSHOT.
 	 */
-	if (hwc->flags & TLM_F_MOVED) {
+	if (hwc->flags & TLM_F_MOVED)
 		hwc->flags &= ~TLM_F_MOVED;
-		return;
-	}
-	ndk_tlm_queue(to_tlm(event->pmu), event, TLM_OP_START);
+	else if (!ndk_tlm_stamped(this_cpu_ptr(tlm->pcpu), event, TLM_BASE))
+		ndk_tlm_serve(tlm, event, TLM_BASE);
+	hwc->state = 0;
 }
 
 static void ndk_tlm_stop(struct perf_event *event, int flags)
 {
-	struct hw_perf_event *hwc = &event->hw;
-
 	struct ndk_tlm *tlm = to_tlm(event->pmu);
+	struct ndk_tlm_pcpu *pc = this_cpu_ptr(tlm->pcpu);
+	struct hw_perf_event *hwc = &event->hw;
 
 	if (hwc->state & PERF_HES_STOPPED)
 		return;
-	if (READ_ONCE(tlm->migrating))
+	if (pc->moving)
 		hwc->flags |= TLM_F_MOVED;
-	if (flags & PERF_EF_UPDATE)
-		ndk_tlm_queue(tlm, event, TLM_OP_STOP);
+	else if ((flags & PERF_EF_UPDATE) &&
+		 !ndk_tlm_stamped(pc, event, TLM_STOP))
+		ndk_tlm_serve(tlm, event, TLM_STOP);
 	hwc->state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
 static int ndk_tlm_add(struct perf_event *event, int flags)
 {
-	struct ndk_tlm *tlm = to_tlm(event->pmu);
-
-	if (!READ_ONCE(tlm->migrating))
-		event->hw.flags &= ~TLM_F_MOVED;
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (flags & PERF_EF_START)
 		ndk_tlm_start(event, PERF_EF_RELOAD);
@@ -826,7 +798,7 @@ static int ndk_tlm_config_entry(const struct ndk_tlm_layout *l, u64 config)
  * Groups: our leader only (a foreign leader, software included, is refused:
  * every accepted group is then served from one snapshot, and the perf core's
  * software-led group paths are avoided), software siblings allowed, at most
- * TLM_GROUP_MAX members so that a group always fits one batch.
+ * TLM_GROUP_MAX members, all served with interrupts off by one call.
  */
 static bool ndk_tlm_group_ok(struct perf_event *event)
 {
@@ -848,26 +820,7 @@ static bool ndk_tlm_group_ok(struct perf_event *event)
 
 static void ndk_tlm_event_destroy(struct perf_event *event)
 {
-	struct ndk_tlm *tlm = to_tlm(event->pmu);
-	unsigned long flags;
-	bool last;
-
-	/*
-	 * An owner CPU move queues the stops of the moved events on the CPU
-	 * going away and serves them after perf_pmu_migrate_context(); an
-	 * event closed on another CPU meanwhile must not be freed before that
-	 * (KASAN on the debug kernel: ndk_tlm_apply() from the offline flush
-	 * read a freed event). An event being destroyed is in no context any
-	 * more, so a move that starts later cannot queue it.
-	 */
-	wait_var_event(&tlm->migrating, !READ_ONCE(tlm->migrating));
-	ndk_tlm_undefer(tlm, event);
-	ndk_tlm_lock_irqsave(tlm, flags);
-	last = !--tlm->nr_events && tlm->dead;
-	ndk_tlm_unlock_irqrestore(tlm, flags);
-	hwtel_io_put(&tlm->io);
-	if (last)
-		schedule_delayed_work(&tlm->gone, TLM_GONE_DELAY);
+	hwtel_io_put(&to_tlm(event->pmu)->io);
 }
 
 static int ndk_tlm_event_init(struct perf_event *event)
@@ -888,18 +841,11 @@ static int ndk_tlm_event_init(struct perf_event *event)
 		return entry;
 	if (!ndk_tlm_group_ok(event))
 		return -EINVAL;
-	if (!hwtel_io_get(&tlm->io))
+	/* a removed device's PMU (still registered before 6.15) takes none */
+	if (READ_ONCE(tlm->dead) || !hwtel_io_get(&tlm->io))
 		return -ENODEV;
-	ndk_tlm_lock_irq(tlm);
-	if (tlm->dead) {
-		ndk_tlm_unlock_irq(tlm);
-		hwtel_io_put(&tlm->io);
-		return -ENODEV;
-	}
-	tlm->nr_events++;
-	ndk_tlm_unlock_irq(tlm);
 
-	event->cpu = tlm->cpu;
+	event->cpu = READ_ONCE(tlm->cpu);
 	event->hw.idx = entry;
 	event->hw.config = event->attr.config;
 	event->hw.flags = 0;
@@ -909,53 +855,6 @@ static int ndk_tlm_event_init(struct perf_event *event)
 
 /* ------------------------------------------------------------------ */
 /* poller: keeps every entry within one wrap, reports new STATUS flags */
-
-/*
- * Bring every entry within one wrap. The window is read with interrupts on
- * (ndk_tlm_read_chunk()); a chunk whose copy changed before it was folded is
- * read again from the newer snapshot, and after a few tries folded under the
- * lock (32 entries), so that no entry goes a poll without a fold. During an
- * exclusive fold of the control plane the poll takes no SNAPSHOT of its own
- * and folds from that fold's.
- */
-#define TLM_POLL_CHUNK	TLM_FOLD_CHUNK
-#define TLM_POLL_TRIES	4
-
-static void ndk_tlm_poll_counters(struct ndk_tlm *tlm)
-{
-	u32 i, j, end, n = tlm->lay.entries_used, gen;
-	u64 raw[TLM_POLL_CHUNK];
-	unsigned long flags;
-	unsigned int tries;
-	bool ok = false;
-	int ret = 0;
-
-	ndk_tlm_lock_irqsave(tlm, flags);
-	if (!tlm->fold_excl)
-		ret = ndk_tlm_snapshot(tlm);
-	gen = tlm->gen;
-	ndk_tlm_unlock_irqrestore(tlm, flags);
-	if (ret)
-		return;
-	for (i = 0; i < n; i = end) {
-		end = min(i + TLM_POLL_CHUNK, n);
-		for (tries = 0; tries < TLM_POLL_TRIES; tries++) {
-			ndk_tlm_read_chunk(tlm, i, end, raw);
-			ndk_tlm_lock_irqsave(tlm, flags);
-			ok = ndk_tlm_fold_chunk(tlm, i, end, raw, gen);
-			if (!ok && !tlm->pending && tries == TLM_POLL_TRIES - 1) {
-				for (j = i; j < end; j++)
-					ndk_tlm_entry_update(tlm, j);
-				ok = true;
-			}
-			gen = tlm->gen;
-			ret = tlm->pending;
-			ndk_tlm_unlock_irqrestore(tlm, flags);
-			if (ok || ret)
-				break;
-		}
-	}
-}
 
 /* the first point of the grid @next + k * @period after @now */
 static ktime_t ndk_tlm_grid_next(ktime_t next, ktime_t now, u64 period)
@@ -984,7 +883,7 @@ static enum hrtimer_restart ndk_tlm_poll(struct hrtimer *t)
 	bool listening = ndk_tlm_nl_listening();
 
 	if (!ktime_before(now, tlm->next_poll)) {
-		ndk_tlm_poll_counters(tlm);
+		ndk_tlm_fold_all(tlm, NULL, NULL);
 		tlm->next_poll = ndk_tlm_grid_next(tlm->next_poll, now,
 						   tlm->poll_ns);
 	}
@@ -1360,6 +1259,7 @@ static int ndk_tlm_decode(struct ndk_tlm *tlm)
 static void ndk_tlm_free(struct ndk_tlm *tlm)
 {
 	free_percpu(tlm->pcpu);
+	bitmap_free(tlm->late);
 	kfree(tlm->entries);
 	kfree(tlm->name);
 	if (tlm->win.pci[0])
@@ -1367,95 +1267,130 @@ static void ndk_tlm_free(struct ndk_tlm *tlm)
 	kfree(tlm);
 }
 
-/*
- * A dead PMU's last event is gone: unregister it. Its memory stays on
- * ndk_tlm_dead until module exit: the perf core may still be finishing
- * with the last event when this runs.
- */
-static void ndk_tlm_gone(struct work_struct *work)
+#ifdef HWTEL_PMU_REVOKES
+/* Since 6.15 perf_pmu_unregister() revokes the open events and waits. */
+static void ndk_tlm_retire(struct ndk_tlm *tlm)
 {
-	struct ndk_tlm *tlm = container_of(to_delayed_work(work),
-					   struct ndk_tlm, gone);
+	perf_pmu_unregister(&tlm->pmu);
+	ndk_tlm_free(tlm);
+}
 
+static int ndk_tlm_reap(struct device *dev, const char *name)
+{
+	return 0;
+}
+
+static void ndk_tlm_reap_all(void)
+{
+}
+
+static void ndk_tlm_set_exiting(void)
+{
+}
+#else
+/*
+ * Whether the perf core is done with every PMU of this module. Each event
+ * holds a module reference from before ->event_init() until the core's
+ * last use of its PMU (module_put(event->pmu->module) in __free_event() is
+ * its last access), and nothing else takes one: no reference means no
+ * event, open or being freed, of any of our PMUs.
+ */
+static bool ndk_tlm_exiting;
+
+static bool ndk_tlm_unused(void)
+{
+	/* module exit: the refcount is no longer a count; none is left */
+	if (ndk_tlm_exiting)
+		return true;
+#ifdef CONFIG_MODULE_UNLOAD
+	if (module_refcount(THIS_MODULE))
+		return false;
+	/* order the frees that follow after the core's last accesses */
+	smp_mb();
+	return true;
+#else
+	return false;	/* no module_put() ordering: keep them for good */
+#endif
+}
+
+/*
+ * Removal while the core may still use the PMU: it stays registered,
+ * frozen (@dead: nothing reads the hardware, new events are refused),
+ * until ndk_tlm_reap() or module exit.
+ */
+static void ndk_tlm_retire(struct ndk_tlm *tlm)
+{
 	mutex_lock(&ndk_tlm_dead_lock);
-	if (!tlm->unregistered) {
+	if (ndk_tlm_unused()) {
+		mutex_unlock(&ndk_tlm_dead_lock);
 		perf_pmu_unregister(&tlm->pmu);
-		tlm->unregistered = true;
+		ndk_tlm_free(tlm);
+		return;
 	}
+	dev_info(tlm->dev, "%s: device removed while perf events of this module are open: the PMU stays, frozen, until they are closed and the name is attached again, or the module is unloaded\n",
+		 tlm->name);
+	list_add_tail(&tlm->dead_node, &ndk_tlm_dead);
 	mutex_unlock(&ndk_tlm_dead_lock);
 }
 
 /*
- * Device removal (unbind, module unload). Nothing touches the hardware
- * after this: the lock orders every access before @dead. With events still
- * open the PMU stays registered (6.1's perf_pmu_unregister() is unsafe with
- * live events), frozen, until the last one is destroyed.
+ * Unregister and free the PMUs of removed devices once no event of this
+ * module is left. Then -EBUSY if one still holds @name.
  */
-static void ndk_tlm_unregister(struct ndk_tlm *tlm)
+static int ndk_tlm_reap(struct device *dev, const char *name)
 {
-	bool busy;
+	struct ndk_tlm *old, *tmp;
+	int ret = 0;
 
+	mutex_lock(&ndk_tlm_dead_lock);
+	if (!list_empty(&ndk_tlm_dead) && ndk_tlm_unused()) {
+		list_for_each_entry_safe(old, tmp, &ndk_tlm_dead, dead_node) {
+			list_del(&old->dead_node);
+			perf_pmu_unregister(&old->pmu);
+			ndk_tlm_free(old);
+		}
+	}
+	list_for_each_entry(old, &ndk_tlm_dead, dead_node) {
+		if (name && !strcmp(old->name, name)) {
+			dev_err(dev, "%s: the PMU of a removed device still holds this name: perf events of ndk_pcie_tlm are open\n",
+				name);
+			ret = -EBUSY;
+			break;
+		}
+	}
+	mutex_unlock(&ndk_tlm_dead_lock);
+	return ret;
+}
+
+static void ndk_tlm_reap_all(void)
+{
+	ndk_tlm_reap(NULL, NULL);
+	WARN_ON(!list_empty(&ndk_tlm_dead));
+}
+
+static void ndk_tlm_set_exiting(void)
+{
+	mutex_lock(&ndk_tlm_dead_lock);
+	ndk_tlm_exiting = true;
+	mutex_unlock(&ndk_tlm_dead_lock);
+}
+#endif
+
+/*
+ * End an instance made by ndk_tlm_create(). Nothing touches the hardware
+ * after this, so the caller may unmap the window right after: every access
+ * is under the lock, ordered before @dead.
+ */
+void ndk_tlm_destroy(struct ndk_tlm *tlm)
+{
 	ndk_tlm_lab_del(tlm);
 	ndk_tlm_nl_del(tlm);
 	hrtimer_cancel(&tlm->poller);
 	cpuhp_state_remove_instance_nocalls(ndk_tlm_hp_state, &tlm->node);
-	mutex_lock(&ndk_tlm_dead_lock);
 	ndk_tlm_lock_irq(tlm);
-	tlm->dead = true;
-	busy = tlm->nr_events;
+	WRITE_ONCE(tlm->dead, true);
 	ndk_tlm_unlock_irq(tlm);
-	if (busy) {
-		dev_info(tlm->dev, "%s: device removed with events open, counts frozen until they are closed\n",
-			 tlm->name);
-		list_add_tail(&tlm->dead_node, &ndk_tlm_dead);
-		mutex_unlock(&ndk_tlm_dead_lock);
-		return;
-	}
-	mutex_unlock(&ndk_tlm_dead_lock);
-	perf_pmu_unregister(&tlm->pmu);
-	tlm->registered = false;
-}
-
-/*
- * End an instance made by ndk_tlm_create(): no hardware access after this,
- * so the caller may unmap the window right after. The state is freed now,
- * or at module exit when events were still open (ndk_tlm_dead).
- */
-void ndk_tlm_destroy(struct ndk_tlm *tlm)
-{
-	ndk_tlm_unregister(tlm);
-	if (!tlm->registered)
-		ndk_tlm_free(tlm);
-}
-
-/*
- * A PMU of the same name may still be registered, dead (its device went
- * away with events open): unregister it now if its events are gone, else
- * refuse.
- */
-static int ndk_tlm_reap(struct device *dev, const char *name)
-{
-	struct ndk_tlm *old;
-	int ret = 0;
-
-	mutex_lock(&ndk_tlm_dead_lock);
-	list_for_each_entry(old, &ndk_tlm_dead, dead_node) {
-		if (old->unregistered || strcmp(old->name, name))
-			continue;
-		ndk_tlm_lock_irq(old);
-		if (old->nr_events)
-			ret = -EBUSY;
-		ndk_tlm_unlock_irq(old);
-		if (ret) {
-			dev_err(dev, "%s: events of the removed device are still open\n",
-				name);
-			break;
-		}
-		perf_pmu_unregister(&old->pmu);
-		old->unregistered = true;
-	}
-	mutex_unlock(&ndk_tlm_dead_lock);
-	return ret;
+	ndk_tlm_retire(tlm);
 }
 
 /*
@@ -1489,8 +1424,6 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 		get_device(dev);
 	raw_spin_lock_init(&tlm->lock);
 	INIT_LIST_HEAD(&tlm->list);
-	INIT_LIST_HEAD(&tlm->dead_node);
-	INIT_DELAYED_WORK(&tlm->gone, ndk_tlm_gone);
 
 	magic = hwtel_readl(&tlm->io, NDK_TLM_MAGIC);
 	if (magic != NDK_TLM_MAGIC_VALUE) {
@@ -1532,8 +1465,9 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 	else
 		tlm->name = kasprintf(GFP_KERNEL, "ndk_pcie_tlm_%llx",
 				      (unsigned long long)tlm->base_addr);
+	tlm->late = bitmap_zalloc(tlm->lay.entries_used, GFP_KERNEL);
 	tlm->pcpu = alloc_percpu(struct ndk_tlm_pcpu);
-	if (!tlm->entries || !tlm->name || !tlm->pcpu) {
+	if (!tlm->entries || !tlm->name || !tlm->late || !tlm->pcpu) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -1544,8 +1478,9 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 	/* the window shows the snapshot copy; start from what it holds */
 	hwtel_writel(&tlm->io, 0, NDK_TLM_READ_SEL);
 	ndk_tlm_lock_irqsave(tlm, flags);
-	tlm->gen = 1;
-	ret = ndk_tlm_update_all(tlm);
+	ret = ndk_tlm_snapshot(tlm);
+	for (i = 0; !ret && i < tlm->lay.entries_used; i++)
+		ndk_tlm_entry_update(tlm, i);
 	ndk_tlm_unlock_irqrestore(tlm, flags);
 	if (ret) {
 		dev_err(dev, "first SNAPSHOT did not complete\n");
@@ -1599,10 +1534,13 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 		perf_pmu_unregister(&tlm->pmu);
 		goto err;
 	}
-	/* the owner may have gone while no hotplug callback could see it */
+	/*
+	 * The owner may have gone while no hotplug callback could see it; no
+	 * event can be on it yet (they are opened on tlm->cpu).
+	 */
 	cpus_read_lock();
-	if (tlm->cpu >= nr_cpu_ids || !cpu_online(tlm->cpu))
-		tlm->cpu = ndk_tlm_pick_cpu(tlm, nr_cpu_ids, nr_cpu_ids);
+	if (!cpu_online(tlm->cpu))
+		WRITE_ONCE(tlm->cpu, ndk_tlm_pick_cpu(tlm, nr_cpu_ids, nr_cpu_ids));
 	cpus_read_unlock();
 	tlm->next_poll = ktime_add_ns(ktime_get(), tlm->poll_ns);
 	tlm->next_listen = ktime_add_ns(ktime_get(), TLM_LISTEN_CHECK_NS);
@@ -1611,8 +1549,6 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 		      tlm->next_listen : tlm->next_poll, HRTIMER_MODE_ABS_SOFT);
 	ndk_tlm_nl_add(tlm);
 	ndk_tlm_lab_add(tlm);
-	/* from here ndk_tlm_destroy() owns @tlm */
-	tlm->registered = true;
 
 	dev_info(dev, "%s: version %u.%u, %u endpoint(s), %u DMA port(s), %u counters of %u bits, poll %llu ms\n",
 		 tlm->name, tlm->lay.version_major, tlm->lay.version_minor,
@@ -1652,54 +1588,28 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 /* ------------------------------------------------------------------ */
 /* CPU hotplug                                                        */
 
-static int ndk_tlm_cpu_online(unsigned int cpu, struct hlist_node *node)
-{
-	struct ndk_tlm *tlm = hlist_entry_safe(node, struct ndk_tlm, node);
-
-	/* no owner since the last CPU went: this one takes over */
-	if (tlm->cpu >= nr_cpu_ids)
-		tlm->cpu = cpu;
-	return 0;
-}
-
+/*
+ * The owner CPU goes offline (this runs on it): its events move to another
+ * CPU. They stop here without a SNAPSHOT and start there without a new base
+ * (TLM_F_MOVED): the device's counters are not the CPU's and never stopped,
+ * so the events count on exactly, and a running group stays one instant.
+ * @moving is this CPU's own: only the core's removal of the events, run
+ * here by perf_pmu_migrate_context(), can see it.
+ */
 static int ndk_tlm_cpu_offline(unsigned int cpu, struct hlist_node *node)
 {
 	struct ndk_tlm *tlm = hlist_entry_safe(node, struct ndk_tlm, node);
-	struct ndk_tlm_pcpu *pc;
+	struct ndk_tlm_pcpu *pc = per_cpu_ptr(tlm->pcpu, cpu);
 	unsigned int target;
 
 	if (cpu != tlm->cpu)
 		return 0;
+	/* never nr_cpu_ids: the last CPU does not go offline */
 	target = ndk_tlm_pick_cpu(tlm, nr_cpu_ids, cpu);
-	if (target >= nr_cpu_ids) {
-		tlm->cpu = nr_cpu_ids;
-		return 0;
-	}
-	/*
-	 * This runs on the CPU going away, where the events are stopped: hold
-	 * their updates back and serve them from one snapshot after the move.
-	 * The moved events start on @target without a snapshot of their own
-	 * (TLM_F_MOVED), so a running group stays one instant.
-	 */
-	WRITE_ONCE(tlm->migrating, true);
-	local_irq_disable();
-	pc = this_cpu_ptr(tlm->pcpu);
-	pc->hold |= TLM_HOLD_MIGRATE;
-	local_irq_enable();
+	WRITE_ONCE(pc->moving, true);
 	perf_pmu_migrate_context(&tlm->pmu, cpu, target);
-	local_irq_disable();
-	ndk_tlm_release(tlm, TLM_HOLD_MIGRATE);
-	local_irq_enable();
-	WRITE_ONCE(tlm->migrating, false);
-	/*
-	 * wait_var_event()'s contract: a full barrier between the store of
-	 * the condition and wake_up_var(), whose check for waiters is not
-	 * ordered after the store otherwise (a waiter that just queued itself
-	 * and read the old value would sleep on).
-	 */
-	smp_mb();
-	wake_up_var(&tlm->migrating);
-	tlm->cpu = target;
+	WRITE_ONCE(pc->moving, false);
+	WRITE_ONCE(tlm->cpu, target);
 	return 0;
 }
 
@@ -1736,7 +1646,7 @@ static int __init ndk_tlm_init(void)
 
 	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN,
 				      "perf/ndk_pcie_tlm:online",
-				      ndk_tlm_cpu_online, ndk_tlm_cpu_offline);
+				      NULL, ndk_tlm_cpu_offline);
 	if (ret < 0)
 		return ret;
 	ndk_tlm_hp_state = ret;
@@ -1765,18 +1675,11 @@ err_hp:
 
 static void __exit ndk_tlm_exit(void)
 {
-	struct ndk_tlm *tlm, *tmp;
-
+	/* no event is left: each holds the module */
+	ndk_tlm_set_exiting();
 	platform_driver_unregister(&ndk_tlm_driver);
 	ndk_tlm_pci_exit();
-	/* no event is open (each holds the module): end the dead PMUs now */
-	list_for_each_entry_safe(tlm, tmp, &ndk_tlm_dead, dead_node) {
-		cancel_delayed_work_sync(&tlm->gone);
-		if (!tlm->unregistered)
-			perf_pmu_unregister(&tlm->pmu);
-		list_del(&tlm->dead_node);
-		ndk_tlm_free(tlm);
-	}
+	ndk_tlm_reap_all();
 	ndk_tlm_nl_exit();
 	ndk_tlm_lab_exit();
 	cpuhp_remove_multi_state(ndk_tlm_hp_state);

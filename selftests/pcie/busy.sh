@@ -6,8 +6,9 @@
 # (busy_ns) while the driver waits at most 1 ms (busy_timeout_us default):
 #  - a start whose SNAPSHOT timed out must not count what happened before it;
 #  - after a read that timed out, the next successful read is exact;
-#  - a stop whose update timed out catches up (the stopped count includes
-#    what came before the stop, not what came after it);
+#  - a stop whose update timed out keeps its count while stopped (the core
+#    reads a stopped event without the driver) and catches up exactly at
+#    its restart: what came before the stop, not what came after it;
 #  - with slow reads (the model's read_ns), a wait whose last STATUS read
 #    ended past its deadline but saw BUSY low is not a timeout;
 #  - a device that no longer answers (link_down: every read all ones, as
@@ -44,8 +45,8 @@ tap_diag "${out[*]}"
 mapfile -t r < <(printf '%s\n' "${out[@]}" | sed -n 's/^r \([0-9]*\).*/\1/p')
 tap_eq "start with a timed-out SNAPSHOT: only what came after it (7)" 7 "${r[0]:-}"
 tap_eq "read after a timed-out read: exact (7 + 5 + 6)" 18 "${r[2]:-}"
-tap_eq "stop with a timed-out update catches up (18 + 9, not the 4 after it)" 27 "${r[3]:-}"
-tap_eq "restarted: + 1" 28 "${r[4]:-}"
+tap_eq "stop with a timed-out update: stopped at its last good count (18)" 18 "${r[3]:-}"
+tap_eq "restarted: caught up to the stop (18 + 9, not the 4 after it), + 1" 28 "${r[4]:-}"
 # Every read takes 2 ms on the bus and BUSY lasts 3 ms, the wait 1 ms: the
 # STATUS read that starts inside BUSY ends after the wait's deadline, but
 # BUSY fell meanwhile. The wait must read STATUS once more before it gives
