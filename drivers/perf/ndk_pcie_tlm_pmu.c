@@ -971,7 +971,7 @@ static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
 {
 	struct ndk_tlm *tlm = to_tlm(dev_get_drvdata(dev));
 
-	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(cpumask_of(tlm->cpu)));
+	return sysfs_emit(buf, "%u\n", READ_ONCE(tlm->cpu));
 }
 static DEVICE_ATTR_RO(cpumask);
 
@@ -995,25 +995,16 @@ static const struct attribute_group ndk_tlm_attr_group = {
 	.attrs = ndk_tlm_attrs,
 };
 
-static ssize_t ndk_tlm_format_show(struct device *dev,
-				   struct device_attribute *attr, char *buf)
-{
-	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute, attr);
-
-	return sysfs_emit(buf, "%s\n", (const char *)ea->var);
-}
-
-#define TLM_FMT(_name, _fmt)						\
-	(&((struct dev_ext_attribute[]) {				\
-		{ __ATTR(_name, 0444, ndk_tlm_format_show, NULL),	\
-		  (void *)(_fmt) }					\
-	})[0].attr.attr)
+PMU_FORMAT_ATTR(kind, "config:0-7");
+PMU_FORMAT_ATTR(ep, "config:8-15");
+PMU_FORMAT_ATTR(bus, "config:16-31");
+PMU_FORMAT_ATTR(idx, "config:32-47");
 
 static struct attribute *ndk_tlm_format_attrs[] = {
-	TLM_FMT(kind, "config:0-7"),
-	TLM_FMT(ep, "config:8-15"),
-	TLM_FMT(bus, "config:16-31"),
-	TLM_FMT(idx, "config:32-47"),
+	&format_attr_kind.attr,
+	&format_attr_ep.attr,
+	&format_attr_bus.attr,
+	&format_attr_idx.attr,
 	NULL,
 };
 
@@ -1022,35 +1013,38 @@ static const struct attribute_group ndk_tlm_format_group = {
 	.attrs = ndk_tlm_format_attrs,
 };
 
-static ssize_t ndk_tlm_event_show(struct device *dev,
-				  struct device_attribute *attr, char *buf)
-{
-	struct perf_pmu_events_attr *pa =
-		container_of(attr, struct perf_pmu_events_attr, attr);
-
-	return sysfs_emit(buf, "%s\n", pa->event_str);
-}
-
 #define TLM_EV(_name, _str)						\
-	(&((struct perf_pmu_events_attr[]) {				\
-		{ .attr = __ATTR(_name, 0444, ndk_tlm_event_show, NULL),\
-		  .event_str = _str }					\
-	})[0].attr.attr)
+	PMU_EVENT_ATTR_STRING(_name, ndk_tlm_ev_##_name, _str)
 
+TLM_EV(pcie_cycles, "kind=0x1,ep=?");
+TLM_EV(dma_cycles, "kind=0x2,ep=?");
+TLM_EV(words, "kind=0x3,ep=?,bus=?");
+TLM_EV(stall, "kind=0x4,ep=?,bus=?");
+TLM_EV(frames, "kind=0x5,ep=?,bus=?");
+TLM_EV(mvb_items, "kind=0x6,ep=?,bus=?");
+TLM_EV(mvb_stall, "kind=0x7,ep=?,bus=?");
+TLM_EV(items, "kind=0x8,ep=?,bus=?");
+TLM_EV(region, "kind=0x9,ep=?,bus=?,idx=?");
+TLM_EV(brake, "kind=0xa,ep=?,idx=?");
+TLM_EV(tags_band, "kind=0xb,ep=?,idx=?");
+TLM_EV(stfifo_band, "kind=0xc,ep=?,idx=?");
+TLM_EV(raw, "kind=0xd,idx=?");
+
+/* in enum ndk_tlm_kind order: entry i is kind i + 1 */
 static struct attribute *ndk_tlm_event_attrs[] = {
-	TLM_EV(pcie_cycles, "kind=0x1,ep=?"),
-	TLM_EV(dma_cycles, "kind=0x2,ep=?"),
-	TLM_EV(words, "kind=0x3,ep=?,bus=?"),
-	TLM_EV(stall, "kind=0x4,ep=?,bus=?"),
-	TLM_EV(frames, "kind=0x5,ep=?,bus=?"),
-	TLM_EV(mvb_items, "kind=0x6,ep=?,bus=?"),
-	TLM_EV(mvb_stall, "kind=0x7,ep=?,bus=?"),
-	TLM_EV(items, "kind=0x8,ep=?,bus=?"),
-	TLM_EV(region, "kind=0x9,ep=?,bus=?,idx=?"),
-	TLM_EV(brake, "kind=0xa,ep=?,idx=?"),
-	TLM_EV(tags_band, "kind=0xb,ep=?,idx=?"),
-	TLM_EV(stfifo_band, "kind=0xc,ep=?,idx=?"),
-	TLM_EV(raw, "kind=0xd,idx=?"),
+	&ndk_tlm_ev_pcie_cycles.attr.attr,
+	&ndk_tlm_ev_dma_cycles.attr.attr,
+	&ndk_tlm_ev_words.attr.attr,
+	&ndk_tlm_ev_stall.attr.attr,
+	&ndk_tlm_ev_frames.attr.attr,
+	&ndk_tlm_ev_mvb_items.attr.attr,
+	&ndk_tlm_ev_mvb_stall.attr.attr,
+	&ndk_tlm_ev_items.attr.attr,
+	&ndk_tlm_ev_region.attr.attr,
+	&ndk_tlm_ev_brake.attr.attr,
+	&ndk_tlm_ev_tags_band.attr.attr,
+	&ndk_tlm_ev_stfifo_band.attr.attr,
+	&ndk_tlm_ev_raw.attr.attr,
 	NULL,
 };
 
