@@ -177,6 +177,7 @@ void ndk_tlm_lab_add(struct ndk_tlm *tlm);
 void ndk_tlm_lab_del(struct ndk_tlm *tlm);
 void ndk_tlm_lab_init(void);
 void ndk_tlm_lab_exit(void);
+void ndk_tlm_lab_close_gate(void);
 #else
 static inline void ndk_tlm_hold_begin(void) { }
 static inline void ndk_tlm_hold_end(struct ndk_tlm *tlm, const char *site) { }
@@ -184,6 +185,7 @@ static inline void ndk_tlm_lab_add(struct ndk_tlm *tlm) { }
 static inline void ndk_tlm_lab_del(struct ndk_tlm *tlm) { }
 static inline void ndk_tlm_lab_init(void) { }
 static inline void ndk_tlm_lab_exit(void) { }
+static inline void ndk_tlm_lab_close_gate(void) { }
 #endif
 
 #define ndk_tlm_lock_irqsave(tlm, flags)				\

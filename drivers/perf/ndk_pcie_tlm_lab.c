@@ -9,12 +9,18 @@
  *
  * debugfs ndk_pcie_tlm/<pmu>/lock_hold: one line per function,
  * "<function> <max ns> <total ns> <holds>"; writing "0" forgets them.
+ *
+ * debugfs ndk_pcie_tlm/close_gate widens the window between an event's
+ * ->destroy() and the perf core's last use of its PMU, for the removal
+ * tests: after "1" is written, every ->destroy() waits at its end until
+ * "0" is written. Reading gives "<armed> <destroys waiting>".
  */
 #include <linux/debugfs.h>
 #include <linux/percpu.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
+#include <linux/wait.h>
 
 #include "ndk_pcie_tlm.h"
 
@@ -94,6 +100,56 @@ static const struct file_operations ndk_tlm_hold_fops = {
 	.release = single_release,
 };
 
+static DECLARE_WAIT_QUEUE_HEAD(ndk_tlm_gate_wq);
+static bool ndk_tlm_gate_armed;
+static atomic_t ndk_tlm_gate_waiting = ATOMIC_INIT(0);
+
+void ndk_tlm_lab_close_gate(void)
+{
+	if (!READ_ONCE(ndk_tlm_gate_armed))
+		return;
+	atomic_inc(&ndk_tlm_gate_waiting);
+	wait_event(ndk_tlm_gate_wq, !READ_ONCE(ndk_tlm_gate_armed));
+	atomic_dec(&ndk_tlm_gate_waiting);
+}
+
+static int ndk_tlm_gate_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%d %d\n", READ_ONCE(ndk_tlm_gate_armed),
+		   atomic_read(&ndk_tlm_gate_waiting));
+	return 0;
+}
+
+static int ndk_tlm_gate_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, ndk_tlm_gate_show, NULL);
+}
+
+static ssize_t ndk_tlm_gate_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	bool armed;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, len, &armed);
+	if (ret)
+		return ret;
+	WRITE_ONCE(ndk_tlm_gate_armed, armed);
+	/* wake_up_all() takes the queue's lock: no lost wakeup */
+	if (!armed)
+		wake_up_all(&ndk_tlm_gate_wq);
+	return len;
+}
+
+static const struct file_operations ndk_tlm_gate_fops = {
+	.owner = THIS_MODULE,
+	.open = ndk_tlm_gate_open,
+	.read = seq_read,
+	.write = ndk_tlm_gate_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 void ndk_tlm_lab_add(struct ndk_tlm *tlm)
 {
 	tlm->dbg = debugfs_create_dir(tlm->name, ndk_tlm_dbg_root);
@@ -110,6 +166,8 @@ void ndk_tlm_lab_del(struct ndk_tlm *tlm)
 void ndk_tlm_lab_init(void)
 {
 	ndk_tlm_dbg_root = debugfs_create_dir("ndk_pcie_tlm", NULL);
+	debugfs_create_file("close_gate", 0600, ndk_tlm_dbg_root, NULL,
+			    &ndk_tlm_gate_fops);
 }
 
 void ndk_tlm_lab_exit(void)

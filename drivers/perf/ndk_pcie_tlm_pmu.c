@@ -821,6 +821,8 @@ static bool ndk_tlm_group_ok(struct perf_event *event)
 static void ndk_tlm_event_destroy(struct perf_event *event)
 {
 	hwtel_io_put(&to_tlm(event->pmu)->io);
+	/* lab flavour: the removal tests may hold the close here */
+	ndk_tlm_lab_close_gate();
 }
 
 static int ndk_tlm_event_init(struct perf_event *event)
