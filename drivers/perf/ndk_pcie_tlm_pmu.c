@@ -490,8 +490,13 @@ static void ndk_tlm_catch_up(struct ndk_tlm *tlm, struct perf_event *event)
 			hwc->flags &= ~TLM_F_NOBASE;
 			local64_set(&hwc->prev_count, e->late_acc);
 		} else {
+			/*
+			 * Counted up to that copy. An event still running
+			 * (served by a group member's stop) counts on from it.
+			 */
 			local64_add(e->late_acc - local64_read(&hwc->prev_count),
 				    &event->count);
+			local64_set(&hwc->prev_count, e->late_acc);
 		}
 	}
 	/* caught up, or a later copy replaced it: NOBASE takes the next one */
@@ -1386,6 +1391,12 @@ void ndk_tlm_destroy(struct ndk_tlm *tlm)
 	ndk_tlm_lock_irq(tlm);
 	WRITE_ONCE(tlm->dead, true);
 	ndk_tlm_unlock_irq(tlm);
+	/*
+	 * Against ->event_init(): the core takes the module reference, then
+	 * we read @dead. Order the store of @dead before retire() reads the
+	 * reference count, so that one of the two sees the other.
+	 */
+	smp_mb();
 	ndk_tlm_retire(tlm);
 }
 

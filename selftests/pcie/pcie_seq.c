@@ -15,6 +15,7 @@
  *              with SPEC "sib", as a sibling of the last leader
  *   e / d      enable / disable every leader (PERF_IOC_FLAG_GROUP)
  *   E          enable the last event opened only
+ *   D          disable the last event opened only
  *   r          read every event; prints "r v1 v2 ...", "E<errno>" for a
  *              group whose read failed
  *   R          read the first group in one read (PERF_FORMAT_GROUP);
@@ -191,7 +192,9 @@ static int step(const char *s)
 				return perror("ioctl"), -1;
 		return 0;
 	case 'E':
-		if (!nfd || ioctl(fds[nfd - 1], PERF_EVENT_IOC_ENABLE, 0))
+	case 'D':
+		if (!nfd || ioctl(fds[nfd - 1], s[0] == 'E' ?
+			  PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0))
 			return perror("ioctl"), -1;
 		return 0;
 	case 'r':
