@@ -1304,22 +1304,31 @@ static const struct file_operations tlm_profile_fops = {
 	.llseek = default_llseek,
 };
 
-static ssize_t tlm_profile_at_read(struct file *file, char __user *ubuf,
-				   size_t len, loff_t *ppos)
+/*
+ * The schedule, one "NS NAME[ done]" line each. Made once per open
+ * (seq_file): a reader's second read() must not see a schedule that moved
+ * on meanwhile, where a "done" appended after the first read would be read
+ * as a line of its own.
+ */
+static int tlm_profile_at_show(struct seq_file *m, void *v)
 {
-	struct tlm_sim *sim = file_inode(file)->i_private;
-	char buf[TLM_MAX_SCHED * 48 + 1];
+	struct tlm_sim *sim = m->private;
 	unsigned long irqflags;
 	unsigned int i;
-	int n = 0;
 
 	raw_spin_lock_irqsave(&sim->lock, irqflags);
 	tlm_advance(sim, ktime_get_ns());
 	for (i = 0; i < sim->nsched; i++)
-		n += scnprintf(buf + n, sizeof(buf) - n, "%llu %s%s\n", sim->sched_t[i],
-			       sim->sched_p[i]->name, i < sim->sched_next ? " done" : "");
+		seq_printf(m, "%llu %s%s\n", sim->sched_t[i],
+			   sim->sched_p[i]->name,
+			   i < sim->sched_next ? " done" : "");
 	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
-	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+	return 0;
+}
+
+static int tlm_profile_at_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tlm_profile_at_show, inode->i_private);
 }
 
 /*
@@ -1384,10 +1393,11 @@ static ssize_t tlm_profile_at_write(struct file *file, const char __user *ubuf,
 
 static const struct file_operations tlm_profile_at_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = tlm_profile_at_read,
+	.open = tlm_profile_at_open,
+	.read = seq_read,
 	.write = tlm_profile_at_write,
-	.llseek = default_llseek,
+	.llseek = seq_lseek,
+	.release = single_release,
 };
 
 /* "key=value" with a decimal/hex u64 value */
