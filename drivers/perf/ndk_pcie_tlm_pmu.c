@@ -577,6 +577,18 @@ static void ndk_tlm_serve_one(struct ndk_tlm *tlm, struct perf_event *event,
 	}
 }
 
+/* @member of @event's group, in a bracket: served and stamped if due */
+static void ndk_tlm_serve_member(struct ndk_tlm *tlm, struct ndk_tlm_pcpu *pc,
+				 struct perf_event *member,
+				 struct perf_event *event,
+				 enum ndk_tlm_serve kind, int ret)
+{
+	if (member != event && !ndk_tlm_serves(tlm, member, kind))
+		return;
+	ndk_tlm_serve_one(tlm, member, kind, ret);
+	ndk_tlm_stamp(pc, member, kind);
+}
+
 /*
  * One SNAPSHOT for @event and, inside a bracket, for the events of its
  * group that the same call would serve too, which are then stamped.
@@ -607,16 +619,9 @@ static int ndk_tlm_serve(struct ndk_tlm *tlm, struct perf_event *event,
 		ndk_tlm_serve_one(tlm, event, kind, ret);
 		goto out;
 	}
-	if (leader == event || ndk_tlm_serves(tlm, leader, kind)) {
-		ndk_tlm_serve_one(tlm, leader, kind, ret);
-		ndk_tlm_stamp(pc, leader, kind);
-	}
-	for_each_sibling_event(sib, leader) {
-		if (sib != event && !ndk_tlm_serves(tlm, sib, kind))
-			continue;
-		ndk_tlm_serve_one(tlm, sib, kind, ret);
-		ndk_tlm_stamp(pc, sib, kind);
-	}
+	ndk_tlm_serve_member(tlm, pc, leader, event, kind, ret);
+	for_each_sibling_event(sib, leader)
+		ndk_tlm_serve_member(tlm, pc, sib, event, kind, ret);
 out:
 	ndk_tlm_unlock_irqrestore(tlm, flags);
 	return ret;
@@ -1494,8 +1499,6 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 		ret = -EIO;
 		goto err;
 	}
-	for (i = 0; i < tlm->lay.entries_used; i++)
-		tlm->entries[i].acc = tlm->entries[i].last_raw;
 
 	tlm->poll_ns = ndk_tlm_poll_period(tlm);
 	tlm->tick_ns = max_t(u64, flags_poll_ms, 1) * NSEC_PER_MSEC;
