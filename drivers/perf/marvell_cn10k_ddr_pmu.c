@@ -20,7 +20,6 @@
 
 #include <linux/acpi.h>
 #include <linux/bits.h>
-#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
@@ -104,12 +103,6 @@ struct ddr_pmu {
 	unsigned int cpu;
 	unsigned int orphan_cpu;	/* where the events are while none */
 	struct hlist_node node;
-
-	/* Events from event_init to destroy; remove waits until it is 0 */
-	spinlock_t ev_lock;
-	unsigned int nr_events;
-	bool removing;
-	struct completion gone;
 };
 
 #define to_ddr_pmu(p) container_of(p, struct ddr_pmu, pmu)
@@ -663,21 +656,6 @@ static void ddr_hw_unprogram(struct ddr_pmu *p, int idx)
 
 /* perf callbacks */
 
-static void ddr_event_destroy(struct perf_event *event)
-{
-	struct ddr_pmu *p = to_ddr_pmu(event->pmu);
-	bool last;
-
-	hwtel_io_put(&p->io);
-
-	/* remove() may free @p as soon as it sees the last event gone */
-	spin_lock(&p->ev_lock);
-	last = !--p->nr_events && p->removing;
-	if (last)
-		complete(&p->gone);
-	spin_unlock(&p->ev_lock);
-}
-
 /* Count a group member that needs a generic counter; false: refused */
 static bool ddr_count_event(struct ddr_pmu *p, struct perf_event *event,
 			    unsigned int *gen)
@@ -765,23 +743,6 @@ static int ddr_event_init(struct perf_event *event)
 	if (cpu >= nr_cpu_ids)
 		return -ENODEV;
 
-	spin_lock(&p->ev_lock);
-	ret = p->removing ? -ENODEV : 0;
-	if (!ret)
-		p->nr_events++;
-	spin_unlock(&p->ev_lock);
-	if (ret) {
-		dev_dbg(p->dev, "device is being removed\n");
-		return ret;
-	}
-	if (!hwtel_io_get(&p->io)) {
-		spin_lock(&p->ev_lock);
-		if (!--p->nr_events && p->removing)
-			complete(&p->gone);
-		spin_unlock(&p->ev_lock);
-		return -ENODEV;
-	}
-	event->destroy = ddr_event_destroy;
 	event->cpu = cpu;
 	return 0;
 }
@@ -1044,6 +1005,9 @@ static int ddr_probe(struct platform_device *pdev)
 	res = hwtel_io_map(pdev, &p->io);
 	if (IS_ERR(res))
 		return PTR_ERR(res);
+	ret = hwtel_io_pin(&pdev->dev, &p->io);
+	if (ret)
+		return ret;
 
 	name = devm_kasprintf(&pdev->dev, GFP_KERNEL, "mrvl_ddr_pmu_%llx",
 			      (u64)res->start);
@@ -1073,8 +1037,6 @@ static int ddr_probe(struct platform_device *pdev)
 
 	ddr_hw_init(p);
 
-	spin_lock_init(&p->ev_lock);
-	init_completion(&p->gone);
 	platform_set_drvdata(pdev, p);
 
 	/* The probing CPU if it is near the device (tests rely on it) */
@@ -1112,33 +1074,15 @@ static int ddr_probe(struct platform_device *pdev)
 }
 
 /*
- * Removal waits for the last event to go: on 6.1 perf_pmu_unregister()
- * with live events is unsafe in the perf core, and an event must never
- * reach freed state or an unmapped window. New events are refused with
- * ENODEV meanwhile.
+ * Only module unload removes a bound device (no bind/unbind attributes,
+ * and nothing hot-removes an SoC's DSS), and the perf core holds a module
+ * reference per event until its last use of the PMU: no event is left
+ * here, so the PMU and its devres-allocated state may go at once.
  */
-static void ddr_wait_events(struct ddr_pmu *p)
-{
-	unsigned int n;
-
-	spin_lock(&p->ev_lock);
-	p->removing = true;
-	n = p->nr_events;
-	spin_unlock(&p->ev_lock);
-	if (!n)
-		return;
-
-	dev_info(p->dev, "removal waits for %u open perf events\n", n);
-	/* Wake up now and then: a long wait is not a hung task */
-	while (!wait_for_completion_timeout(&p->gone, 30 * HZ))
-		;
-}
-
 static void ddr_remove(struct platform_device *pdev)
 {
 	struct ddr_pmu *p = platform_get_drvdata(pdev);
 
-	ddr_wait_events(p);
 	/* No callback after this, then unregister: the reverse of probe */
 	cpuhp_state_remove_instance_nocalls(ddr_cpuhp_state, &p->node);
 	perf_pmu_unregister(&p->pmu);
@@ -1180,6 +1124,12 @@ static struct platform_driver ddr_driver = {
 		.name = "marvell-cn10k-ddr-pmu",
 		.of_match_table = ddr_of_match,
 		.acpi_match_table = ddr_acpi_match,
+		/*
+		 * Before 6.15 the perf core uses a PMU after ->destroy(), so an
+		 * unbind with events open cannot free it safely; upstream
+		 * cn10k does the same.
+		 */
+		.suppress_bind_attrs = true,
 	},
 	.id_table = DDR_ID_TABLE,
 	.probe = ddr_probe,

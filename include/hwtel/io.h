@@ -28,7 +28,7 @@
 
 /**
  * struct hwtel_sim_io - register file of a hardware model
- * @owner: module implementing the model; pinned while perf events use it
+ * @owner: module implementing the model; pinned while it is in use
  * @read:  read @size (4 or 8) bytes at byte offset @off
  * @write: write @size (4 or 8) bytes at byte offset @off
  */
@@ -110,6 +110,25 @@ static inline void hwtel_io_put(const struct hwtel_io *io)
 		module_put(io->sim->owner);
 }
 
+static inline void hwtel_io_unpin(void *owner)
+{
+	module_put(owner);
+}
+
+/*
+ * Pin the model behind @io for as long as @dev stays bound: the model
+ * cannot go (rmmod says it is in use) before the driver is unloaded.
+ * No-op on hardware.
+ */
+static inline int hwtel_io_pin(struct device *dev, const struct hwtel_io *io)
+{
+	if (!io->sim)
+		return 0;
+	if (!try_module_get(io->sim->owner))
+		return -ENODEV;
+	return devm_add_action_or_reset(dev, hwtel_io_unpin, io->sim->owner);
+}
+
 #else /* !HWTEL_LAB: the hardware flavour */
 
 struct hwtel_io {
@@ -154,6 +173,11 @@ static inline bool hwtel_io_get(const struct hwtel_io *io)
 
 static inline void hwtel_io_put(const struct hwtel_io *io)
 {
+}
+
+static inline int hwtel_io_pin(struct device *dev, const struct hwtel_io *io)
+{
+	return 0;
 }
 
 #endif /* HWTEL_LAB */

@@ -100,8 +100,8 @@ done
 
 count_eq "planted deltas counted exactly (generic and fixed read counter, across the wrap); one CFG programmed with enable and event 16"
 
-# unbind and bind one device
-fw_rebind cn20k "${HID[cn20k]}:00"
+# no unbind or bind through sysfs
+fw_no_bind cn20k "${HID[cn20k]}:00"
 
 # removal and reload by modalias
 tap_check "rmmod marvell_cn10k_ddr_pmu" rmmod marvell_cn10k_ddr_pmu
