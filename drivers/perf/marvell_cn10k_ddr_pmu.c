@@ -511,16 +511,17 @@ static bool ddr_gen_frozen(const struct ddr_variant *v, u64 raw)
 }
 
 /*
- * Fold the counter behind @event into event->count. Return true when it
- * is a generic counter found frozen. Caller holds p->lock.
+ * Fold @now, a value read from the counter behind @event, into
+ * event->count. Return true when it is a generic counter found frozen.
+ * Caller holds p->lock.
  */
-static bool ddr_fold(struct ddr_pmu *p, struct perf_event *event)
+static bool ddr_fold_value(struct ddr_pmu *p, struct perf_event *event,
+			   u64 now)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	bool gen = hwc->idx < DDR_NUM_GEN_COUNTERS;
 	u64 mask = gen ? p->v->gen_max : p->v->fr_mask;
 	u64 prev = local64_read(&hwc->prev_count);
-	u64 now = ddr_read_counter(p, hwc->idx);
 	bool frozen = gen && ddr_gen_frozen(p->v, now);
 
 	if (frozen)
@@ -529,6 +530,11 @@ static bool ddr_fold(struct ddr_pmu *p, struct perf_event *event)
 	local64_set(&hwc->prev_count, now);
 	local64_add((now - prev) & mask, &event->count);
 	return frozen;
+}
+
+static bool ddr_fold(struct ddr_pmu *p, struct perf_event *event)
+{
+	return ddr_fold_value(p, event, ddr_read_counter(p, event->hw.idx));
 }
 
 /*
@@ -860,6 +866,7 @@ static enum hrtimer_restart ddr_poll(struct hrtimer *timer)
 	struct ddr_pmu *p = container_of(timer, struct ddr_pmu, timer);
 	struct perf_event *event;
 	unsigned long irqflags;
+	u64 now;
 	int i;
 
 	raw_spin_lock_irqsave(&p->lock, irqflags);
@@ -868,10 +875,19 @@ static enum hrtimer_restart ddr_poll(struct hrtimer *timer)
 		if (event && !(event->hw.state & PERF_HES_STOPPED))
 			ddr_update(p, event);
 	}
-	for (i = 0; i < ARRAY_SIZE(p->fr_events); i++)
+	/*
+	 * A free-running counter is read once, however many events share
+	 * it: the time with interrupts off grows by memory operations per
+	 * event, not by register reads.
+	 */
+	for (i = 0; i < ARRAY_SIZE(p->fr_events); i++) {
+		if (!p->fr_users[i])
+			continue;
+		now = ddr_read_counter(p, DDR_NUM_GEN_COUNTERS + i);
 		list_for_each_entry(event, &p->fr_events[i], active_entry)
 			if (!(event->hw.state & PERF_HES_STOPPED))
-				ddr_fold(p, event);
+				ddr_fold_value(p, event, now);
+	}
 	raw_spin_unlock_irqrestore(&p->lock, irqflags);
 
 	/* A new poll_period_sec takes effect here, at the next arming */

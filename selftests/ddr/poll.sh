@@ -72,7 +72,7 @@ within()
 	return 0
 }
 
-tap_plan 13
+tap_plan 14
 for v in $DDR_VARIANTS; do
 	if ! ddr_load "$v" 1 poll_period_sec=1; then
 		tap_fail "$v: load"
@@ -141,6 +141,31 @@ done
 tap_check "1 s intervals before the change" test -n "$ones"
 tap_check "2 s intervals after it" test -n "$twos"
 tap_eq "every interval is 1 s then 2 s, in that order" ok "$order"
+ddr_unload
+
+# A poll reads a free-running counter once, however many events share it:
+# 4 events on ddr_ddr_reads and a generic one. A poll is the first access
+# after a quiet half second, a read of counter 0 (start and stop begin
+# with other registers); the FREERUN_RD reads right after it are that
+# poll's: exactly one in each.
+ddr_load cn10k 1 poll_period_sec=1
+p=$(ddr_pmu cn10k)
+echo 0 > "$DDR_DBG/$p/stats"
+ev="$p/ddr_cam_read/"
+for i in 1 2 3 4; do ev+=",$p/ddr_ddr_reads/"; done
+perf stat -a -x, -o /dev/null -e "$ev" sleep 3.6
+per_poll=$(awk -v cnt="${cnt0[cn10k]}" '
+	{ fr = $2 == "R" && $3 == "0x080d8" }
+	inrun && fr { n++; prev = $1; next }
+	inrun { printf "%d ", n; inrun = 0 }
+	$2 == "R" && $3 == cnt && NR > 1 && $1 - prev >= 500000000 {
+		inrun = 1; n = 0
+	}
+	{ prev = $1 }
+	END { if (inrun) printf "%d ", n }' "$DDR_DBG/$p/trace")
+tap_diag "FREERUN_RD reads in each poll: $per_poll"
+tap_check "one FREERUN_RD read a poll, 2 polls or more, for 4 events (polls: ${per_poll:-none})" \
+	sh -c "[ -n '$per_poll' ] && ! echo ' $per_poll' | grep -qvE '^( 1){2,} ?$'"
 ddr_unload
 
 # Nothing polls without events: the timer is cancelled with the last one
