@@ -379,6 +379,36 @@ static const struct attribute_group ddr_common_group = {
 	.attrs = ddr_common_attrs,
 };
 
+/*
+ * The fixed counters count 64-byte bursts: perf stat prints them in MiB
+ * (64 / 2^20 = 2^-14 MiB a burst). They join the variant's "events"
+ * directory through pmu->attr_update, as ddr_find_event() reads only the
+ * variant tables.
+ */
+#define DDR_BURST_MIB	"6.103515625e-5"
+PMU_EVENT_ATTR_STRING(ddr_ddr_reads.scale, ddr_reads_scale, DDR_BURST_MIB);
+PMU_EVENT_ATTR_STRING(ddr_ddr_reads.unit, ddr_reads_unit, "MiB");
+PMU_EVENT_ATTR_STRING(ddr_ddr_writes.scale, ddr_writes_scale, DDR_BURST_MIB);
+PMU_EVENT_ATTR_STRING(ddr_ddr_writes.unit, ddr_writes_unit, "MiB");
+
+static struct attribute *ddr_unit_attrs[] = {
+	&ddr_reads_scale.attr.attr,
+	&ddr_reads_unit.attr.attr,
+	&ddr_writes_scale.attr.attr,
+	&ddr_writes_unit.attr.attr,
+	NULL
+};
+
+static const struct attribute_group ddr_unit_group = {
+	.name = "events",
+	.attrs = ddr_unit_attrs,
+};
+
+static const struct attribute_group *ddr_attr_update[] = {
+	&ddr_unit_group,
+	NULL
+};
+
 #define DDR_GROUPS(_v)							\
 static const struct attribute_group _v##_events_group = {		\
 	.name = "events",						\
@@ -1042,6 +1072,7 @@ static int ddr_probe(struct platform_device *pdev)
 		.task_ctx_nr	= perf_invalid_context,
 		.capabilities	= PERF_PMU_CAP_NO_EXCLUDE,
 		.attr_groups	= v->groups,
+		.attr_update	= ddr_attr_update,
 		.event_init	= ddr_event_init,
 		.add		= ddr_event_add,
 		.del		= ddr_event_del,

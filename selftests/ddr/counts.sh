@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Exact counts through perf stat on every variant: full and short event
-# names, raw ids, the fixed read/write counters, generic counters, the 4-bit
+# names, raw ids, the fixed read/write counters (by raw id in bursts, by
+# name in MiB), generic counters, the 4-bit
 # low-power events, CN20K's CFG1 (ZQ) events, and 8 generic + 2 fixed
 # events at once. Traffic is injected into the model from inside the
 # measured command, so every count is deterministic.
@@ -21,7 +22,7 @@ declare -A lowpower=(
 	[cn20k]="ddr_enter_selfref ddr_enter_powerdown"
 )
 
-tap_plan 27
+tap_plan 30
 for v in $DDR_VARIANTS; do
 	if ! ddr_load "$v" 1; then
 		tap_fail "$v: model and driver load"
@@ -38,7 +39,7 @@ for v in $DDR_VARIANTS; do
 	# ddr_precharge) injected by id, both fixed counters, and the 4-bit
 	# low-power events. The model spreads low-power occurrences over the
 	# 4 rank lines, so a bitmap of fewer than 4 bits would lose some of 13.
-	evs="$p/ddr_cam_read/,ddr_cam_write,$p/event=0x13/,$p/ddr_ddr_reads/,$p/ddr_ddr_writes/"
+	evs="$p/ddr_cam_read/,ddr_cam_write,$p/event=0x13/,$p/event=0x65/,$p/event=0x64/"
 	cmd="echo 'ddr_cam_read 1000' > $inj; echo 'ddr_cam_write 2000' > $inj;"
 	cmd+=" echo '19 4242' > $inj; echo 'ddr_ddr_reads 12345' > $inj;"
 	cmd+=" echo '100 678' > $inj;"
@@ -54,16 +55,24 @@ for v in $DDR_VARIANTS; do
 		"1000,$p/ddr_cam_read/" "$(line 1)"
 	tap_eq "$v: short name ddr_cam_write" "2000,ddr_cam_write" "$(line 2)"
 	tap_eq "$v: raw event=0x13, injected by id 19" "4242,$p/event=0x13/" "$(line 3)"
-	tap_eq "$v: fixed counters ddr_ddr_reads/ddr_ddr_writes" \
-		"$(printf '12345,%s\n678,%s' "$p/ddr_ddr_reads/" "$p/ddr_ddr_writes/")" \
+	tap_eq "$v: fixed counters by raw id, in bursts (0x65 reads, 0x64 writes)" \
+		"$(printf '12345,%s\n678,%s' "$p/event=0x65/" "$p/event=0x64/")" \
 		"$(line 4; line 5)"
+
+	# by name perf scales them to MiB (.scale, .unit): 2^14 bursts of
+	# 64 B are 1 MiB
+	raw=$(ddr_stat_raw "$p/ddr_ddr_reads/,$p/ddr_ddr_writes/" -- \
+		sh -c "echo 'ddr_ddr_reads 16384' > $inj; echo 'ddr_ddr_writes 8192' > $inj")
+	tap_eq "$v: perf stat prints the fixed counters in MiB" \
+		"$(printf '1.00,MiB,%s\n0.50,MiB,%s' "$p/ddr_ddr_reads/" "$p/ddr_ddr_writes/")" \
+		"$(echo "$raw" | cut -d, -f1-3)"
 	tap_eq "$v: 4-bit low-power events count all rank lines" \
 		"${lp#$'\n'}" "$(echo "$out" | sed -n '6,$p')"
 
 	# 8 generic + 2 fixed at once, each with its own count
-	evs="$p/ddr_ddr_reads/,$p/ddr_ddr_writes/,"
+	evs="$p/event=0x65/,$p/event=0x64/,"
 	cmd="echo 'ddr_ddr_reads 7' > $inj; echo 'ddr_ddr_writes 9' > $inj; "
-	exp="7,$p/ddr_ddr_reads/"$'\n'"9,$p/ddr_ddr_writes/"$'\n'
+	exp="7,$p/event=0x65/"$'\n'"9,$p/event=0x64/"$'\n'
 	k=100
 	for e in ${eight[$v]}; do
 		evs+="$p/$e/,"

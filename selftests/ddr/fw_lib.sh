@@ -79,7 +79,7 @@ count_eq()
 			before+=($((b + FRRD[$v])) $(((1 << 48) - 5)))
 		fi
 		during+=($((b + FRRD[$v])) 7)
-		evs+="${evs:+,}${PMU[$v]}/ddr_cam_read/,${PMU[$v]}/ddr_ddr_reads/"
+		evs+="${evs:+,}${PMU[$v]}/ddr_cam_read/,${PMU[$v]}/event=0x65/"
 	done
 	plant "${before[@]}"
 	rm -f "$TMP/stat" "$TMP/cfg"
@@ -100,7 +100,7 @@ count_eq()
 		[0-7])	want+="${delta[$v.$m]},${PMU[$v]}/ddr_cam_read/"$'\n' ;;
 		*)	want+="(the delta planted in the counter of the one enabled CFG),${PMU[$v]}/ddr_cam_read/"$'\n' ;;
 		esac
-		want+="12,${PMU[$v]}/ddr_ddr_reads/"$'\n'
+		want+="12,${PMU[$v]}/event=0x65/"$'\n'
 	done
 	for v in $VARIANTS; do
 		m=$(sed -n "s/^$v: CFG holding enable and event 16: //p" <<< "$got")

@@ -62,15 +62,15 @@ for v in $DDR_VARIANTS; do
 			echo 1 > $CPUS/cpu\$o/online || exit 1
 		done
 		echo 'ddr_cam_read 1' > $inj"
-	out=$(ddr_stat "$p/ddr_cam_read/,$p/ddr_ddr_reads/" -- sh -c "$script")
+	out=$(ddr_stat "$p/ddr_cam_read/,$p/event=0x65/" -- sh -c "$script")
 	tap_eq "$v: exact totals across $ROUNDS owner offline/online rounds" \
 		"$(printf '%s\n%s' "$((ROUNDS * 200 + 1)),$p/ddr_cam_read/" \
-			"$((ROUNDS * 20)),$p/ddr_ddr_reads/")" "$out"
+			"$((ROUNDS * 20)),$p/event=0x65/")" "$out"
 	# the same as one group, which moves as a whole
-	out=$(ddr_stat "{$p/ddr_cam_read/,$p/ddr_ddr_reads/}" -- sh -c "$script")
+	out=$(ddr_stat "{$p/ddr_cam_read/,$p/event=0x65/}" -- sh -c "$script")
 	tap_eq "$v: exact group totals across $ROUNDS owner offline/online rounds" \
 		"$(printf '%s\n%s' "$((ROUNDS * 200 + 1)),$p/ddr_cam_read/" \
-			"$((ROUNDS * 20)),$p/ddr_ddr_reads/")" "$out"
+			"$((ROUNDS * 20)),$p/event=0x65/")" "$out"
 	tap_eq "$v: $((2 * ROUNDS)) migrations recorded" $((2 * ROUNDS)) "$(grep -c . "$moves")"
 	tap_check "$v: cpumask always moved to another online CPU" \
 		awk '$1 == $2 || $2 == "" { exit 1 }' "$moves"

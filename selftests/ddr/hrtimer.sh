@@ -38,7 +38,7 @@ for v in $DDR_VARIANTS; do
 	inj=$DDR_DBG/$p/inject
 	echo > $T/trace
 	echo 1 > $T/events/timer/hrtimer_start/enable
-	out=$(ddr_stat "$p/ddr_cam_read/,$p/ddr_ddr_reads/" -- \
+	out=$(ddr_stat "$p/ddr_cam_read/,$p/event=0x65/" -- \
 		sh -c "echo 'ddr_cam_read 77' > $inj; sleep 2.5; echo 'ddr_ddr_reads 5' > $inj")
 	echo 0 > $T/events/timer/hrtimer_start/enable
 	grep 'function=ddr_poll ' $T/trace > "$DDR_TMP/starts"
@@ -48,7 +48,7 @@ for v in $DDR_VARIANTS; do
 	tap_check "$v: every arming of the poll timer is HARD" \
 		awk '/mode=REL/ && !/mode=[A-Z|]*HARD/ { bad = 1 } END { exit bad }' "$DDR_TMP/starts"
 	tap_eq "$v: exact counts across the polls" \
-		"$(printf '77,%s\n5,%s' "$p/ddr_cam_read/" "$p/ddr_ddr_reads/")" "$out"
+		"$(printf '77,%s\n5,%s' "$p/ddr_cam_read/" "$p/event=0x65/")" "$out"
 	ddr_unload
 done
 tap_done

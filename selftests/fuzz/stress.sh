@@ -116,7 +116,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	for p in $(ddr_pmus); do
 		inj=$DBG/$p/inject
 		exp="1000 12345 678"
-		perf stat -a -x, -o "$TMP/stat" -e "$p/ddr_cam_read/,$p/ddr_ddr_reads/,$p/ddr_ddr_writes/" -- \
+		perf stat -a -x, -o "$TMP/stat" -e "$p/ddr_cam_read/,$p/event=0x65/,$p/event=0x64/" -- \
 			sh -c "echo 'ddr_cam_read 1000' > $inj; echo 'ddr_ddr_reads 12345' > $inj; echo 'ddr_ddr_writes 678' > $inj" \
 			> /dev/null 2>&1
 		got=$(grep -v '^#' "$TMP/stat" | sed '/^$/d' | cut -d, -f1 | tr '\n' ' ')
