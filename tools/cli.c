@@ -368,18 +368,68 @@ static int prom_ddr(FILE *f, const void *cum, const void *d, double s, unsigned 
 
 /* ------------------------------------------------------------------ */
 
-static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data *d,
-		       const struct hwtel_pcie_data *cum, double seconds, bool more)
+/*
+ * Where a -x report goes: stdout, or with -w a buffer, so that csv_end()
+ * can start every row with the time since the first reading, as
+ * perf stat -I -x does ("SECONDS.NANOSECONDS" then the separator).
+ */
+struct csv_out {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static int csv_begin(const struct hwtel_opts *o, struct csv_out *c)
 {
+	c->buf = NULL;
+	c->len = 0;
+	c->f = stdout;
+	if (o->watch) {
+		c->f = open_memstream(&c->buf, &c->len);
+		if (!c->f)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int csv_end(const struct hwtel_opts *o, struct csv_out *c, uint64_t elapsed_ns, int ret)
+{
+	const char *p, *end, *nl;
+
+	if (c->f == stdout)
+		return ret;
+	if (fclose(c->f) && !ret)
+		ret = -ENOMEM;
+	for (p = c->buf, end = c->buf + c->len; !ret && p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end - 1;
+		printf("%llu.%09llu%s", (unsigned long long)(elapsed_ns / 1000000000ull),
+		       (unsigned long long)(elapsed_ns % 1000000000ull), o->csv_sep);
+		fwrite(p, 1, (size_t)(nl - p + 1), stdout);
+	}
+	free(c->buf);
+	return ret;
+}
+
+static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data *d,
+		       const struct hwtel_pcie_data *cum, double seconds, uint64_t elapsed_ns,
+		       bool more)
+{
+	struct csv_out c;
 	int ret = 0;
 
 	if (!o->quiet) {
-		if (o->json)
+		if (o->json) {
 			ret = hwtel_pcie_format_json(stdout, d, seconds);
-		else if (o->csv_sep)
-			ret = hwtel_pcie_format_csv(stdout, d, seconds, o->csv_sep);
-		else
+		} else if (o->csv_sep) {
+			ret = csv_begin(o, &c);
+			if (!ret)
+				ret = csv_end(o, &c, elapsed_ns,
+					      hwtel_pcie_format_csv(c.f, d, seconds, o->csv_sep));
+		} else {
 			ret = hwtel_pcie_format_text(stdout, d, seconds);
+		}
 		if (more && !o->csv_sep)
 			fputc('\n', stdout);
 		fflush(stdout);
@@ -424,7 +474,10 @@ static int cmd_pcie(const struct hwtel_opts *o)
 			if (ret)
 				goto out;
 			n++;
-			ret = pcie_output(o, a, a, 0, o->watch);
+			if (n == 1)
+				hwtel_pcie_data_copy(first, a);
+			ret = pcie_output(o, a, a, 0, a->timestamp_ns - first->timestamp_ns,
+					  o->watch);
 			if (ret || !o->watch || (o->count && n >= o->count))
 				goto out;
 			if (!sleep_until(hwtel_now_ns() + 1000000000ull))
@@ -476,7 +529,8 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		hwtel_pcie_diff(b, a, diff);
 		hwtel_pcie_diff(b, first, cum);
 		n++;
-		ret = pcie_output(o, diff, cum, seconds, o->watch && !(o->count && n >= o->count));
+		ret = pcie_output(o, diff, cum, seconds, b->timestamp_ns - first->timestamp_ns,
+				  o->watch && !(o->count && n >= o->count));
 		if (ret || !o->watch || o->command || (o->count && n >= o->count))
 			break;
 		hwtel_pcie_data_copy(a, b);
@@ -503,23 +557,28 @@ out:
 #define DDR_MAX 16
 
 static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
-		      struct hwtel_ddr_data *cum, unsigned int n, double seconds, bool more)
+		      struct hwtel_ddr_data *cum, unsigned int n, double seconds,
+		      uint64_t elapsed_ns, bool more)
 {
+	struct csv_out c;
 	unsigned int k;
 	int ret = 0;
 
 	if (!o->quiet) {
 		if (o->json) {
 			ret = hwtel_ddr_format_json(stdout, d, n, seconds);
+		} else if (o->csv_sep) {
+			ret = csv_begin(o, &c);
+			if (!ret) {
+				for (k = 0; k < n && !ret; k++)
+					ret = hwtel_ddr_format_csv(c.f, &d[k], seconds, o->csv_sep);
+				ret = csv_end(o, &c, elapsed_ns, ret);
+			}
 		} else {
 			for (k = 0; k < n && !ret; k++) {
-				if (o->csv_sep) {
-					ret = hwtel_ddr_format_csv(stdout, &d[k], seconds, o->csv_sep);
-				} else {
-					if (k)
-						fputc('\n', stdout);
-					ret = hwtel_ddr_format_text(stdout, &d[k], seconds);
-				}
+				if (k)
+					fputc('\n', stdout);
+				ret = hwtel_ddr_format_text(stdout, &d[k], seconds);
 			}
 		}
 		if (more && !o->csv_sep)
@@ -611,7 +670,8 @@ static int cmd_ddr(const struct hwtel_opts *o)
 		/* wall time between the two bandwidth readings */
 		seconds = (double)(b[0].timestamp_ns - a[0].timestamp_ns) / 1e9;
 		iter++;
-		ret = ddr_output(o, diff, cum, n, seconds, o->watch && !(o->count && iter >= o->count));
+		ret = ddr_output(o, diff, cum, n, seconds, b[0].timestamp_ns - first[0].timestamp_ns,
+				 o->watch && !(o->count && iter >= o->count));
 		if (ret || !o->watch || o->command || (o->count && iter >= o->count))
 			break;
 		memcpy(a, b, n * sizeof(*a));

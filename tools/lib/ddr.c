@@ -677,28 +677,33 @@ int hwtel_ddr_format_json(FILE *f, const struct hwtel_ddr_data *d, unsigned int 
 int hwtel_ddr_format_csv(FILE *f, const struct hwtel_ddr_data *d, double seconds,
 			 const char *sep)
 {
+	double fixed_pct = d->fixed_enabled ?
+		100.0 * (double)d->fixed_running / (double)d->fixed_enabled : 100.0;
 	unsigned int i;
 
 	(void)seconds;
-	fprintf(f, "%llu%s%s%s%s/ddr_ddr_reads/%s%llu%s%.2f\n", (unsigned long long)d->reads,
-		sep, "bursts", sep, d->pmu, sep, (unsigned long long)d->fixed_running, sep,
-		d->fixed_enabled ? 100.0 * (double)d->fixed_running / (double)d->fixed_enabled : 100.0);
-	fprintf(f, "%llu%s%s%s%s/ddr_ddr_writes/%s%llu%s%.2f\n", (unsigned long long)d->writes,
-		sep, "bursts", sep, d->pmu, sep, (unsigned long long)d->fixed_running, sep,
-		d->fixed_enabled ? 100.0 * (double)d->fixed_running / (double)d->fixed_enabled : 100.0);
+	fprintf(f, "%llu%sbursts%s", (unsigned long long)d->reads, sep, sep);
+	hwtel_csv_event(f, sep, d->pmu, "ddr_ddr_reads");
+	fprintf(f, "%s%llu%s%.2f\n", sep, (unsigned long long)d->fixed_running, sep, fixed_pct);
+	fprintf(f, "%llu%sbursts%s", (unsigned long long)d->writes, sep, sep);
+	hwtel_csv_event(f, sep, d->pmu, "ddr_ddr_writes");
+	fprintf(f, "%s%llu%s%.2f\n", sep, (unsigned long long)d->fixed_running, sep, fixed_pct);
 	for (i = 0; i < d->nevents; i++) {
 		const struct hwtel_ddr_event *e = &d->events[i];
 		double v;
 		bool exact;
 
 		/* like perf stat -x: the scaled value, run time and % running */
-		if (!hwtel_ddr_value(d, e->name, &v, &exact))
-			fprintf(f, "<not counted>%s%s%s/%s/%s0%s0.00\n", sep, sep, d->pmu, e->name,
-				sep, sep);
-		else
-			fprintf(f, "%.0f%s%s%s/%s/%s%llu%s%.2f\n", v, sep, sep, d->pmu, e->name, sep,
-				(unsigned long long)e->running, sep,
+		if (!hwtel_ddr_value(d, e->name, &v, &exact)) {
+			fprintf(f, "<not counted>%s%s", sep, sep);
+			hwtel_csv_event(f, sep, d->pmu, e->name);
+			fprintf(f, "%s0%s0.00\n", sep, sep);
+		} else {
+			fprintf(f, "%.0f%s%s", v, sep, sep);
+			hwtel_csv_event(f, sep, d->pmu, e->name);
+			fprintf(f, "%s%llu%s%.2f\n", sep, (unsigned long long)e->running, sep,
 				e->enabled ? 100.0 * (double)e->running / (double)e->enabled : 100.0);
+		}
 	}
 	return ferror(f) ? -EIO : 0;
 }

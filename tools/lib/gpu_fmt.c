@@ -283,22 +283,6 @@ int hwtel_gpu_format_json(FILE *f, const struct hwtel_gpu_report *r)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* RFC 4180 field: quoted when it holds the separator, a quote or a newline */
-static void csv_field(FILE *f, const char *s, const char *sep)
-{
-	if (!strstr(s, sep) && !strpbrk(s, "\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void csv_row(FILE *f, const struct hwtel_gpu_report *r, const char *sep,
 		    const char *pid, unsigned int life,
 		    const char *comm, const uint64_t *busy, const uint64_t *jobs,
@@ -307,13 +291,13 @@ static void csv_row(FILE *f, const struct hwtel_gpu_report *r, const char *sep,
 	unsigned int k;
 
 	fprintf(f, "%s%s%u%s", pid, sep, life, sep);
-	csv_field(f, comm, sep);
+	hwtel_csv_field(f, comm, sep);
 	for (k = 0; k < HWTEL_GPU_UNITS; k++)
 		if (unit_exists(r, k))
 			fprintf(f, "%s%" PRIu64, sep, busy[k]);
 	fprintf(f, "%s%" PRIu64 "%s%" PRIu64 "%s%.6f%s%.6f%s", sep, jobs_of(jobs), sep, upj, sep,
 		pw, sep, share, sep);
-	csv_field(f, cmdline, sep);
+	hwtel_csv_field(f, cmdline, sep);
 	fputc('\n', f);
 }
 

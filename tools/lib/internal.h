@@ -92,6 +92,14 @@ void hj_str(struct hwtel_json *j, const char *s);
 /* finite -> number, NaN/inf -> null */
 void hj_double(struct hwtel_json *j, double v);
 
+/*
+ * One RFC 4180 field of a -x SEP line: quoted when it holds SEP, a quote
+ * or a newline (perf stat -x writes event names with commas unquoted).
+ */
+void hwtel_csv_field(FILE *f, const char *s, const char *sep);
+/* The event field of a -x SEP line, "PMU/EVENT/", as one such field */
+void hwtel_csv_event(FILE *f, const char *sep, const char *pmu, const char *ev);
+
 /* gpu_proc.c: /proc/PID/comm and cmdline (NULs as spaces); false if gone */
 bool hwtel_read_proc_name(const char *root, int pid, char *comm, size_t clen,
 			  char *cmd, size_t cmdlen);

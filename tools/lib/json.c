@@ -168,3 +168,27 @@ void hj_double(struct hwtel_json *j, double v)
 	}
 	fputs(buf, j->f);
 }
+
+/* RFC 4180 field: quoted when it holds the separator, a quote or a newline */
+void hwtel_csv_field(FILE *f, const char *s, const char *sep)
+{
+	if (!strstr(s, sep) && !strpbrk(s, "\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void hwtel_csv_event(FILE *f, const char *sep, const char *pmu, const char *ev)
+{
+	char name[256];
+
+	snprintf(name, sizeof(name), "%s/%s/", pmu, ev);
+	hwtel_csv_field(f, name, sep);
+}

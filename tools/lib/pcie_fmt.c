@@ -567,7 +567,9 @@ int hwtel_pcie_format_json(FILE *f, const struct hwtel_pcie_data *d, double seco
 static void csv_u64(FILE *f, const char *sep, uint64_t v, const char *unit,
 		    const char *pmu, const char *ev, double seconds)
 {
-	fprintf(f, "%llu%s%s%s%s/%s/%s", (unsigned long long)v, sep, unit, sep, pmu, ev, sep);
+	fprintf(f, "%llu%s%s%s", (unsigned long long)v, sep, unit, sep);
+	hwtel_csv_event(f, sep, pmu, ev);
+	fputs(sep, f);
 	if (seconds > 0)
 		fprintf(f, "%.0f%s100.00\n", seconds * 1e9, sep);
 	else
@@ -578,9 +580,11 @@ static void csv_metric(FILE *f, const char *sep, double v, const char *unit,
 		       const char *pmu, const char *name)
 {
 	if (isnan(v))
-		fprintf(f, "%s%s%s%s%s/%s/%s%s\n", "<not counted>", sep, unit, sep, pmu, name, sep, sep);
+		fprintf(f, "%s%s%s%s", "<not counted>", sep, unit, sep);
 	else
-		fprintf(f, "%.6f%s%s%s%s/%s/%s%s\n", v, sep, unit, sep, pmu, name, sep, sep);
+		fprintf(f, "%.6f%s%s%s", v, sep, unit, sep);
+	hwtel_csv_event(f, sep, pmu, name);
+	fprintf(f, "%s%s\n", sep, sep);
 }
 
 int hwtel_pcie_format_csv(FILE *f, const struct hwtel_pcie_data *d, double seconds,

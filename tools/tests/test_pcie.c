@@ -448,6 +448,75 @@ TEST(pcie_csv)
 	free(d);
 }
 
+static int csv_comma(FILE *f, const struct hwtel_pcie_data *d, double s)
+{
+	return hwtel_pcie_format_csv(f, d, s, ",");
+}
+
+/*
+ * Split one RFC 4180 record of @line (up to its newline) at @sep into
+ * @fields (unquoted); the number of fields, or -1 if a quote is unbalanced.
+ */
+static int rfc4180_split(const char *line, char sep, char fields[][128], int max)
+{
+	int n = 0, len = 0;
+	bool quoted = false;
+
+	for (;; line++) {
+		char c = *line;
+
+		if (quoted && c == '"' && line[1] == '"') {
+			line++;
+		} else if (c == '"' && (quoted || len == 0)) {
+			quoted = !quoted;
+			continue;
+		} else if (!quoted && (c == sep || c == '\n' || !c)) {
+			if (n < max)
+				fields[n][len < 128 ? len : 127] = '\0';
+			n++;
+			len = 0;
+			if (c != sep)
+				return quoted ? -1 : n;
+			continue;
+		} else if (!c) {
+			return -1;
+		}
+		if (n < max && len < 127)
+			fields[n][len] = c;
+		len++;
+	}
+}
+
+/* -x ',': event names hold commas, so they are quoted; 5 fields a row */
+TEST(pcie_csv_rfc4180)
+{
+	struct hwtel_pcie_data *d = new_data();
+	char fields[8][128];
+	const char *line;
+	char *out;
+	int rows = 0, bad = 0, n;
+
+	seed_data(d);
+	out = render(csv_comma, d, 1.0);
+	CHECK(strstr(out, "400000000,cycles,\"ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/\",1000000000,100.00\n") != NULL);
+	CHECK(strstr(out, "70.150000,%,ndk_pcie_tlm_3fff00000000/ep0.rq.used/,,\n") != NULL);
+	for (line = out; *line; line = strchr(line, '\n') + 1) {
+		n = rfc4180_split(line, ',', fields, 8);
+		rows++;
+		if (n != 5) {
+			if (!bad++)
+				fprintf(stderr, "# %d fields: %.*s\n", n,
+					(int)(strchr(line, '\n') - line), line);
+		} else if (strncmp(fields[2], "ndk_pcie_tlm_3fff00000000/", 26)) {
+			bad++;
+		}
+	}
+	CHECK(rows > 50);
+	CHECK_EQ(0, bad);
+	free(out);
+	free(d);
+}
+
 static int prom(FILE *f, const struct hwtel_pcie_data *d, double s)
 {
 	return hwtel_pcie_format_prom(f, d, d, s);
