@@ -512,7 +512,9 @@ static int cmd_pcie(const struct hwtel_opts *o)
 				goto out;
 			}
 			status = cst;
-		} else if (!sleep_until(a->timestamp_ns + (uint64_t)(o->interval * 1e9))) {
+		} else if (!sleep_until(a->timestamp_ns + (uint64_t)(o->interval * 1e9)) &&
+			   o->watch) {
+			/* a single interval cut short is reported, as perf stat does */
 			break;
 		}
 		ret = hwtel_pcie_read(h, b);
@@ -657,7 +659,8 @@ static int cmd_ddr(const struct hwtel_opts *o)
 				goto out;
 			}
 			status = cst;
-		} else if (!sleep_until(t0 + (uint64_t)(o->interval * 1e9))) {
+		} else if (!sleep_until(t0 + (uint64_t)(o->interval * 1e9)) && o->watch) {
+			/* a single interval cut short is reported, as perf stat does */
 			break;
 		}
 		for (k = 0; k < n; k++) {

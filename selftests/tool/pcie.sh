@@ -8,7 +8,7 @@
 
 . "$(dirname "$0")/tool_lib.sh"
 tool_need_modules 24 hwtel_sim_pcie ndk_pcie_tlm
-tap_plan 25
+tap_plan 26
 
 # --- 1-3: -t 1 on the seed profile -------------------------------------
 pcie_up profile=seed || { tap_fail "load model (seed) and driver"; tap_done; }
@@ -191,6 +191,32 @@ while True:
     docs.append(d)
 assert len(docs) >= 2 and all(0.29 <= d["seconds"] <= 3 for d in docs), [d["seconds"] for d in docs]
 ' "$T/wj.txt" "$rc"
+
+# a single interval cut short by SIGINT prints what it counted, exit 0
+pcie_up profile=idle || { tap_fail "reload model (idle)"; tap_done; }
+"$HW" pcie -t 60 -x , > "$T/int.csv" 2> "$T/int.err" &
+pid=$!
+# blocked in clock_nanosleep (230 on x86-64, 115 on arm64): the interval
+# has begun
+nr=230
+[ "$(uname -m)" = aarch64 ] && nr=115
+for i in $(seq 300); do
+	[ "$(cut -d' ' -f1 /proc/$pid/syscall 2>/dev/null)" = $nr ] && break
+	sleep 0.1
+done
+echo "words,ep=0,bus=0 1000" > "$PCIE_DBG/inject"
+kill -INT $pid
+wait $pid
+rc=$?
+tool_py "SIGINT during -t 60: the counts so far are printed, exit 0" '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+pmu, rc = sys.argv[2], sys.argv[3]
+assert rc == "0", f"exit {rc}: " + open(sys.argv[4]).read()
+w = [r for r in rows if r[2] == pmu + "/words,ep=0,bus=0/"]
+assert len(w) == 1 and w[0][0] == "1000", (w, rows[:3])
+assert 0 < int(w[0][3]) < 60e9, w
+' "$T/int.csv" "$PCIE_PMU" "$rc" "$T/int.err"
 
 # --- 14-18: flags -------------------------------------------------------
 pcie_up profile=idle || { tap_fail "reload model (idle)"; tap_done; }
