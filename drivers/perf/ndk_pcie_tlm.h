@@ -134,6 +134,7 @@ struct ndk_tlm {
 	struct ndk_tlm_win win;	/* .pci[0] set: attached to a PCI BAR window */
 	struct ndk_tlm_layout lay;
 	u64 cnt_mask;
+	u32 busy_us;		/* BUSY wait bound, from the layout */
 
 	/* serializes SNAPSHOT/CLEAR, window reads, @entries and what follows */
 	raw_spinlock_t lock;

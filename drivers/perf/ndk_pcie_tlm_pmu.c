@@ -90,12 +90,24 @@ static unsigned int flags_poll_ms = 100;
 module_param(flags_poll_ms, uint, 0444);
 MODULE_PARM_DESC(flags_poll_ms, "STATUS flag check period while someone listens to the netlink flags group, ms");
 
-static unsigned int busy_timeout_us = 1000;
-module_param(busy_timeout_us, uint, 0444);
-MODULE_PARM_DESC(busy_timeout_us, "Longest wait for STATUS.BUSY to fall after SNAPSHOT, us (at most 10000)");
-
-/* the BUSY wait runs with interrupts off: never longer than this */
+/*
+ * The BUSY wait runs with interrupts off. Its bound comes from the block's
+ * contract: BUSY lasts at most 4 x ENTRIES + 4 MI cycles (SNAPSHOT and
+ * CLEAR written together), 3 more when a delta is being added as the
+ * command arrives. The driver cannot read the MI clock: it assumes none
+ * runs slower than TLM_MI_MIN_MHZ and allows twice that time. Never more
+ * than TLM_BUSY_MAX_US.
+ */
+#define TLM_MI_MIN_MHZ		50
 #define TLM_BUSY_MAX_US		10000
+
+static u32 ndk_tlm_busy_bound_us(const struct ndk_tlm_layout *l)
+{
+	u32 cycles = 4 * l->entries + 4 + 3;
+
+	return min_t(u32, DIV_ROUND_UP(2 * cycles, TLM_MI_MIN_MHZ),
+		     TLM_BUSY_MAX_US);
+}
 
 /* without a netlink listener, look for one this often (or at the poll) */
 #define TLM_LISTEN_CHECK_NS	(1ULL * NSEC_PER_SEC)
@@ -168,8 +180,7 @@ static DEFINE_MUTEX(ndk_tlm_dead_lock);
  */
 static int ndk_tlm_wait_idle(struct ndk_tlm *tlm)
 {
-	ktime_t end = ktime_add_us(ktime_get(),
-				   min(busy_timeout_us, TLM_BUSY_MAX_US));
+	ktime_t end = ktime_add_us(ktime_get(), tlm->busy_us);
 	bool late;
 	u32 st;
 
@@ -285,7 +296,7 @@ static int ndk_tlm_snapshot(struct ndk_tlm *tlm)
 		tlm->wedged = true;
 		dev_err_ratelimited(tlm->dev,
 				    "SNAPSHOT still BUSY after %u us\n",
-				    min(busy_timeout_us, TLM_BUSY_MAX_US));
+				    tlm->busy_us);
 		return ret;
 	}
 	tlm->gen++;
@@ -1461,6 +1472,7 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 	ret = ndk_tlm_decode(tlm);
 	if (ret)
 		goto err;
+	tlm->busy_us = ndk_tlm_busy_bound_us(&tlm->lay);
 	if (!IS_ALIGNED(tlm->lay.cnt_base, 8) ||
 	    (u64)tlm->lay.cnt_base + 8ULL * tlm->lay.entries_used > size) {
 		dev_err(dev, "counter window at 0x%x (%u entries) does not fit the 0x%llx bytes at 0x%llx\n",

@@ -3,7 +3,7 @@
 #
 # SNAPSHOT timeouts (issue 8, defect 5). The idle model moves only what the
 # test injects, so every count is exact. The model holds BUSY for 200 ms
-# (busy_ns) while the driver waits at most 1 ms (busy_timeout_us default):
+# (busy_ns) while the driver waits at most its bound from the contract:
 #  - a start whose SNAPSHOT timed out must not count what happened before it;
 #  - after a read that timed out, the next successful read is exact;
 #  - a stop whose update timed out keeps its count while stopped (the core
@@ -17,7 +17,10 @@
 #    with ENODEV meanwhile, and the count is left for the next good
 #    snapshot to catch up exactly;
 #  - a group member disabled on its own while its SNAPSHOT times out: the
-#    members that go on running count exactly once across the late copy.
+#    members that go on running count exactly once across the late copy;
+#  - the wait's bound comes from the contract, not a fixed time: BUSY
+#    lasts at most 4 x ENTRIES + 7 MI cycles, the driver assumes an MI
+#    clock of 50 MHz or more and allows twice that.
 
 . "$(dirname "$0")/pcie_lib.sh"
 
@@ -25,7 +28,7 @@ SEQ=${HWTEL_BUILD:-/nonexistent}/selftests-bin/pcie/pcie_seq
 T=$(mktemp -d)
 trap 'pcie_unload; rm -rf "$T"' EXIT
 
-tap_plan 9
+tap_plan 11
 if ! pcie_load || [ ! -d "$DEV" ]; then
 	tap_fail "model and driver load"
 	tap_done
@@ -49,7 +52,7 @@ tap_eq "start with a timed-out SNAPSHOT: only what came after it (7)" 7 "${r[0]:
 tap_eq "read after a timed-out read: exact (7 + 5 + 6)" 18 "${r[2]:-}"
 tap_eq "stop with a timed-out update: stopped at its last good count (18)" 18 "${r[3]:-}"
 tap_eq "restarted: caught up to the stop (18 + 9, not the 4 after it), + 1" 28 "${r[4]:-}"
-# Every read takes 2 ms on the bus and BUSY lasts 3 ms, the wait 1 ms: the
+# Every read takes 2 ms on the bus and BUSY lasts 3 ms, the wait far less: the
 # STATUS read that starts inside BUSY ends after the wait's deadline, but
 # BUSY fell meanwhile. The wait must read STATUS once more before it gives
 # up (a vCPU or a core held off between the read and the clock check is
@@ -59,8 +62,8 @@ tap_eq "slow reads: a STATUS read that ends past the deadline is not a timeout (
 # Ten reads while the device does not answer. A snapshot is one COMMAND
 # write (dropped) and a MAGIC read; then STATUS reads all ones, confirmed
 # by MAGIC all ones: three reads each, 30 for ten, the poller's own aside
-# (at most one poll here). Waiting out busy_timeout_us (1000 us) instead
-# costs hundreds of reads each.
+# (at most one poll here). Waiting out the BUSY bound instead costs
+# several reads each.
 mapfile -t out < <("$SEQ" "$PMU" o:$A e "$(inj 5)" r \
 	"x:echo 1 > $DBG/link_down" "x:echo 0 > $DBG/stats" "$(inj 7)" \
 	r r r r r r r r r r "x:sed -n 's/^reads //p' $DBG/stats > $T/reads" \
@@ -85,4 +88,18 @@ mapfile -t out < <("$SEQ" "$PMU" o:$A g:stall,ep=0,bus=0 g:items,ep=0,bus=0 e \
 tap_diag "${out[*]}"
 tap_eq "a member disabled alone during a timeout: the others exact" \
 	"r 10 3 0 r 17 7 0" "$(printf '%s\n' "${out[@]}" | grep '^r' | tr '\n' ' ' | sed 's/ $//')"
+# The bound, computed here from the contract and the layout: ceil(2 x
+# (4 x ENTRIES + 7) / 50) us, 11 us for the 64 entries of the default
+# layout. BUSY held 900 us outlasts it (a fixed 1 ms wait would not): the
+# read fails with ETIMEDOUT and keeps its count, the log names the bound,
+# and once the copy has landed (5 ms later) a read catches up exactly.
+E=$(cat "$DEV/caps/entries")
+bound=$(( (2 * (4 * E + 7) + 49) / 50 ))
+mapfile -t out < <("$SEQ" "$PMU" o:$A e "$(inj 3)" r "$(busy 900000)" "$(inj 4)" r \
+	"$(busy 0)" s:5 r 2>&1)
+tap_diag "${out[*]}"
+tap_eq "BUSY 900 us > the bound ($bound us for $E entries): 3, ETIMEDOUT, then 7" \
+	"r 3 r E110 r 7" "$(printf '%s\n' "${out[@]}" | grep '^r' | cut -d' ' -f1,2 | tr '\n' ' ' | sed 's/ $//')"
+tap_check "the timeout's log line names the bound ($bound us)" \
+	sh -c "dmesg | grep -q 'SNAPSHOT still BUSY after $bound us'"
 tap_done

@@ -159,7 +159,7 @@ TEST_F(idle, busy_timeout_fails_cleanly)
 	EXPECT_EQ(2U, v[0]);
 	EXPECT_EQ(10U, v[1]);
 
-	/* BUSY for 200 ms, the driver waits 1 ms: the group read fails */
+	/* BUSY for 200 ms, past the driver's bound: the group read fails */
 	ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "busy_ns", "200000000"));
 	ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "inject", "words,ep=0,bus=0 5"));
 	EXPECT_EQ(-1, read(lead, v, sizeof(v)));
