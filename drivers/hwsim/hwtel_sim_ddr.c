@@ -957,12 +957,20 @@ static int __init sim_ddr_init(void)
 
 	for (i = 0; i < instances; i++) {
 		s = sim_create(v, i);
-		if (IS_ERR(s)) {
-			sim_destroy_all();
-			return PTR_ERR(s);
-		}
+		if (IS_ERR(s))
+			break;
 		sims[nr_sims++] = s;
 	}
+	if (!nr_sims)
+		return PTR_ERR(s);
+	/*
+	 * A device already made may be bound, with perf events open on it:
+	 * removing it now would free its PMU under them (before 6.15), so
+	 * keep what was made.
+	 */
+	if (nr_sims < instances)
+		pr_warn("hwtel_sim_ddr: %u of %u instances made: %pe\n",
+			nr_sims, instances, s);
 	return 0;
 }
 

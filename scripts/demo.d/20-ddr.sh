@@ -25,7 +25,7 @@ p1=mrvl_ddr_pmu_87e1d1000000
 echo "== DDR PMUs: $(ls $devs | grep mrvl_ddr_pmu | xargs)"
 for p in $p0 $p1; do
 	echo "   $p: identifier $(cat $devs/$p/identifier), cpumask $(cat $devs/$p/cpumask)," \
-		"$(ls $devs/$p/events | wc -l) events, format event=$(cat $devs/$p/format/event)"
+		"$(ls $devs/$p/events | grep -vc '\.') events, format event=$(cat $devs/$p/format/event)"
 done
 echo
 echo "\$ perf list | grep $p0"
@@ -52,11 +52,13 @@ echo "== short names count every controller (perf adds them up)"
 echo "\$ perf stat -a -e ddr_ddr_reads --no-merge -- sleep 1"
 perf stat -a -e ddr_ddr_reads --no-merge -- sleep 1 2>&1
 
-echo "== bandwidth per second (count x 64 B), perf stat -I 1000"
+# by name perf prints MiB (the events' .scale and .unit); the raw ids
+# 0x65 (reads) and 0x64 (writes) give the 64-byte bursts
+echo "== bandwidth per second (bursts x 64 B), perf stat -I 1000 on the raw ids"
 out=/tmp/demo-ddr.$$
-perf stat -a -x, -I 1000 -o "$out" -e "$p0/ddr_ddr_reads/,$p0/ddr_ddr_writes/" -- sleep 3.05
+perf stat -a -x, -I 1000 -o "$out" -e "$p0/event=0x65/,$p0/event=0x64/" -- sleep 3.05
 awk -F, '!/^#/ && NF > 3 {
-	split($4, a, "/"); ev = a[2]
+	ev = $4 ~ /0x65/ ? "reads" : "writes"
 	printf "   t=%5.2f s  %-15s %12d bursts  %8.1f MB/s\n", $1, ev, $2, $2 * 64 / 1e6
 }' "$out"
 rm -f "$out"
@@ -87,10 +89,10 @@ echo "== CN10K: the same driver on a CN10K controller (48-bit counters)"
 modprobe hwtel_sim_ddr variant=cn10k || exit 1
 modprobe marvell_cn10k_ddr_pmu poll_period_sec=1 || exit 1
 c=mrvl_ddr_pmu_87e1c0000000
-echo "   $c: identifier $(cat $devs/$c/identifier), $(ls $devs/$c/events | wc -l) events," \
+echo "   $c: identifier $(cat $devs/$c/identifier), $(ls $devs/$c/events | grep -vc '\.') events," \
 	"poll_period_sec $(cat /sys/module/marvell_cn10k_ddr_pmu/parameters/poll_period_sec)"
-echo "\$ perf stat -a -e $c/ddr_ddr_reads/ -- (jump the counter 10 below 2^48, then 1000 more reads)"
-perf stat -a -e "$c/ddr_ddr_reads/" -- sh -c "
+echo "\$ perf stat -a -e $c/event=0x65/ -- (jump the counter 10 below 2^48, then 1000 more reads)"
+perf stat -a -e "$c/event=0x65/" -- sh -c "
 	echo 'ddr_ddr_reads 5' > $dbg/$c/inject
 	echo 281474976710646 > $dbg/$c/freerun_rd; sleep 1.2
 	echo 'ddr_ddr_reads 1000' > $dbg/$c/inject

@@ -93,7 +93,7 @@ for v in $DDR_VARIANTS; do
 	touch "$DDR_TMP/stop"
 	wait $hp
 	hp=
-	tap_eq "$v: $RELOADS device removals and adds against hotplug" $RELOADS $ok
+	tap_eq "$v: $RELOADS probes at device add, against hotplug" $RELOADS $ok
 	tap_diag "$v: $(cat "$DDR_TMP/cycles") CPU 1 offline/online cycles"
 
 	rm -f "$DDR_TMP/stop"
