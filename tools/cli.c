@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,20 +292,26 @@ static int fail(int err)
 	return hwtel_exit_status(err);
 }
 
+/*
+ * SIGINT and SIGTERM stay blocked (hwtel_main) except inside this sleep:
+ * ppoll() unblocks them atomically, so one that arrives just before the
+ * sleep is taken at once instead of waiting out the interval.
+ */
+static sigset_t sleep_mask;
+
 /* Sleep until CLOCK_MONOTONIC @deadline_ns; false if a signal asked to stop. */
 static bool sleep_until(uint64_t deadline_ns)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
-		.tv_nsec = (long)(deadline_ns % 1000000000ull),
-	};
-
 	while (!stop_sig) {
-		int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		uint64_t now = hwtel_now_ns(), left;
+		struct timespec ts;
 
-		if (r == 0)
-			return !stop_sig;
-		if (r != EINTR)
+		if (now >= deadline_ns)
+			return true;
+		left = deadline_ns - now;
+		ts.tv_sec = (time_t)(left / 1000000000ull);
+		ts.tv_nsec = (long)(left % 1000000000ull);
+		if (ppoll(NULL, 0, &ts, &sleep_mask) < 0 && errno != EINTR)
 			return false;
 	}
 	return false;
@@ -323,6 +330,7 @@ static int run_command(char **argv, int *child_status)
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &sleep_mask, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "hwtel: error: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -402,13 +410,18 @@ static int csv_end(const struct hwtel_opts *o, struct csv_out *c, uint64_t elaps
 		ret = -ENOMEM;
 	for (p = c->buf, end = c->buf + c->len; !ret && p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end - 1;
 		printf("%llu.%09llu%s", (unsigned long long)(elapsed_ns / 1000000000ull),
 		       (unsigned long long)(elapsed_ns % 1000000000ull), o->csv_sep);
+		if (!nl) {
+			fwrite(p, 1, (size_t)(end - p), stdout);
+			putchar('\n');
+			break;
+		}
 		fwrite(p, 1, (size_t)(nl - p + 1), stdout);
 	}
 	free(c->buf);
+	if (!ret && ferror(stdout))
+		ret = -EIO;
 	return ret;
 }
 
@@ -432,7 +445,8 @@ static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data 
 		}
 		if (more && !o->csv_sep)
 			fputc('\n', stdout);
-		fflush(stdout);
+		if (fflush(stdout) && !ret)
+			ret = -EIO;
 	}
 	if (!ret && o->prom_file)
 		ret = write_prom(o->prom_file, prom_pcie, cum, d, seconds, 1);
@@ -585,7 +599,8 @@ static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
 		}
 		if (more && !o->csv_sep)
 			fputc('\n', stdout);
-		fflush(stdout);
+		if (fflush(stdout) && !ret)
+			ret = -EIO;
 	}
 	if (!ret && o->prom_file)
 		ret = write_prom(o->prom_file, prom_ddr, cum, d, seconds, n);
@@ -790,6 +805,7 @@ int hwtel_main(int argc, char **argv)
 {
 	struct hwtel_opts o;
 	struct sigaction sa;
+	sigset_t block;
 	int ret;
 
 	if (argc >= 2 && !strcmp(argv[1], "gpu"))
@@ -812,6 +828,10 @@ int hwtel_main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &sleep_mask);
 	if (o.command) {
 		/* like perf stat: the command gets the signals, we wait for it */
 		signal(SIGINT, SIG_IGN);

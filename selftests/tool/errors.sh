@@ -8,7 +8,7 @@
 
 . "$(dirname "$0")/tool_lib.sh"
 tool_need_modules 18 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 18
+tap_plan 19
 
 # expect_rc "desc" RC PATTERN CMD...: exit status RC, stderr matching PATTERN
 expect_rc()
@@ -64,6 +64,10 @@ echo "$old" > /proc/sys/kernel/perf_event_paranoid
 "$HW" list > /dev/full 2> "$T/err"
 tap_eq "hwtel list > /dev/full: exit 1, says the output was not written" "1 1" \
 	"$? $(grep -c 'cannot write the output: No space left on device' "$T/err")"
+"$HW" pcie -t 0.05 -w -n 3 -x , > /dev/full 2> "$T/err"
+rc=$?
+tap_eq "hwtel pcie -w -x , > /dev/full: exit 1 at the first interval" "1 1" \
+	"$rc $(grep -q '^hwtel: error' "$T/err" && echo 1)"
 
 # --- the block does not answer -----------------------------------------
 # The model holds SNAPSHOT BUSY for 200 ms, past the driver's wait: the
