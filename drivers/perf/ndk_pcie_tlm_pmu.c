@@ -92,11 +92,12 @@ MODULE_PARM_DESC(flags_poll_ms, "STATUS flag check period while someone listens 
 
 /*
  * The BUSY wait runs with interrupts off. Its bound comes from the block's
- * contract: BUSY lasts at most 4 x ENTRIES + 4 MI cycles (SNAPSHOT and
- * CLEAR written together), 3 more when a delta is being added as the
- * command arrives. The driver cannot read the MI clock: it assumes none
- * runs slower than TLM_MI_MIN_MHZ and allows twice that time. Never more
- * than TLM_BUSY_MAX_US.
+ * contract: a command keeps BUSY at most 4 x ENTRIES + 4 MI cycles (the
+ * worst, SNAPSHOT and CLEAR written together; a lone SNAPSHOT takes about
+ * half), 3 more when a delta is being added as the command arrives. The
+ * contract gives no MI clock and the driver cannot read it: it assumes
+ * none runs slower than TLM_MI_MIN_MHZ, an assumption of this driver, and
+ * allows twice that time. Never more than TLM_BUSY_MAX_US.
  */
 #define TLM_MI_MIN_MHZ		50
 #define TLM_BUSY_MAX_US		10000
