@@ -119,19 +119,7 @@ done
 if ddr_up cn10k; then
 	pmu=$(ddr_pmu_of cn10k)
 	"$HW" ddr -d "$pmu" -e ddr_refresh -t 0.05 -w -n 2 -x , > "$T/w.csv"
-	tool_py "-w -x ,: RFC 4180 rows, the interval time first as perf stat -I -x" '
-import csv, re, sys
-rows = list(csv.reader(open(sys.argv[1]), delimiter=","))
-pmu = sys.argv[2]
-assert rows, "no rows"
-bad = [r for r in rows if len(r) != 6 or not re.fullmatch(r"[0-9]+\.[0-9]{9}", r[0])
-       or not r[3].startswith(pmu + "/")]
-assert not bad, bad[:2]
-ts = [r[0] for r in rows]
-stamps = sorted(set(ts), key=float)
-assert len(stamps) == 2 and float(stamps[0]) > 0 and ts == sorted(ts, key=float), stamps
-assert ts.count(stamps[0]) == ts.count(stamps[1]), "interval sizes differ"
-' "$T/w.csv" "$pmu"
+	tool_watch_csv "$T/w.csv" "$pmu"
 else
 	tap_fail "-w -x ,: load the cn10k model"
 fi

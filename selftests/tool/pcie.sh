@@ -115,19 +115,7 @@ tap_check "-j matches the text report (same totals)" python3 "$CHECK_JSON" pcie 
 tap_check "-x ';' gives the injected counts, perf stat -x style" \
 	grep -qx "1000;cycles;$PCIE_PMU/words,ep=0,bus=0/;;" "$T/tot.csv"
 "$HW" pcie -t 0.05 -w -n 2 -x , > "$T/w.csv"
-tool_py "-w -x ,: RFC 4180 rows, the interval time first as perf stat -I -x" '
-import csv, re, sys
-rows = list(csv.reader(open(sys.argv[1]), delimiter=","))
-pmu = sys.argv[2]
-assert rows, "no rows"
-bad = [r for r in rows if len(r) != 6 or not re.fullmatch(r"[0-9]+\.[0-9]{9}", r[0])
-       or not r[3].startswith(pmu + "/")]
-assert not bad, bad[:2]
-ts = [r[0] for r in rows]
-stamps = sorted(set(ts), key=float)
-assert len(stamps) == 2 and float(stamps[0]) > 0 and ts == sorted(ts, key=float), stamps
-assert ts.count(stamps[0]) == ts.count(stamps[1]), "interval sizes differ"
-' "$T/w.csv" "$PCIE_PMU"
+tool_watch_csv "$T/w.csv" "$PCIE_PMU"
 "$HW" pcie -t 0 -q --prometheus "$T/tot.prom" > "$T/q.out"
 tool_py "--prometheus writes the textfile atomically, base units, _total" '
 import os, sys
