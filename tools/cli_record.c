@@ -1109,11 +1109,12 @@ int hwtel_report_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rec_view_opts vo = { .view = REC_VIEW_TEXT, .context = 10, .shot = -1 };
-	const char *pat[MAX_PAT], *out = NULL, *tmp = NULL;
+	const char *pat[MAX_PAT], *out = NULL;
 	unsigned int npat = 0, i, k;
 	struct rec_capture c;
-	char err[256], *end, tmpbuf[4200];
+	char err[256], *end, *text = NULL;
 	FILE *f = stdout;
+	size_t len = 0;
 	int ch, ret, nviews = 0;
 
 	optind = 0;
@@ -1216,14 +1217,16 @@ int hwtel_report_main(int argc, char **argv)
 		}
 	}
 	if (out) {
-		/* written to a temporary file, renamed when whole */
-		snprintf(tmpbuf, sizeof(tmpbuf), "%s.tmp.%d", out, (int)getpid());
-		tmp = tmpbuf;
-		f = fopen(tmp, "w");
+		/*
+		 * Rendered whole in memory, then written by hwtel_write_atomic():
+		 * a regular file is replaced atomically, anything else (a device,
+		 * a FIFO) is written in place, never replaced by a file.
+		 */
+		f = open_memstream(&text, &len);
 		if (!f) {
-			fprintf(stderr, "hwtel report: error: cannot write %s: %s\n", out, strerror(errno));
 			rec_capture_free(&c);
-			return HWTEL_EXIT_USAGE;
+			fprintf(stderr, "hwtel report: error: %s\n", strerror(errno));
+			return HWTEL_EXIT_FAIL;
 		}
 	}
 	ret = rec_view(f, &c, &vo);
@@ -1231,11 +1234,17 @@ int hwtel_report_main(int argc, char **argv)
 		ret = -EIO;
 	if (out) {
 		if (fclose(f) && !ret)
-			ret = -EIO;
-		if (!ret && rename(tmp, out))
-			ret = -errno;
-		if (ret)
-			unlink(tmp);
+			ret = -ENOMEM;
+		if (!ret) {
+			ret = hwtel_write_atomic(out, text, len);
+			if (ret) {
+				fprintf(stderr, "hwtel report: error: %s\n", hwtel_last_error());
+				free(text);
+				rec_capture_free(&c);
+				return HWTEL_EXIT_FAIL;
+			}
+		}
+		free(text);
 	}
 	rec_capture_free(&c);
 	if (ret) {

@@ -352,7 +352,7 @@ int hwtel_write_atomic(const char *path, const char *text, size_t len)
 		return hwtel_err(-ENAMETOOLONG, "path too long: %s", target);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return hwtel_err(-errno, "cannot create %s: %s", tmp, strerror(errno));
+		return hwtel_err(-errno, "cannot write %s: %s", path, strerror(errno));
 	ret = write_all(fd, text, len);
 	if (!ret && fsync(fd) < 0)
 		ret = -errno;

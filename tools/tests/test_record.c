@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../lib/rec.h"
@@ -745,12 +747,56 @@ TEST(rec_cli_errors)
 	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "-m", "nope*", "/tmp/hwtel-unit-rec.cap"),
 			  err, sizeof(err)), 2);
 	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--svg", "-o", "/nonexistent/p.svg",
-						   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 2);
-	CHECK(strstr(err, "cannot write /nonexistent/p.svg"));
+						   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 1);
+	CHECK(strstr(err, "hwtel report: error: cannot write /nonexistent/p.svg: No such file or directory\n"));
 	{
 		char *csv = unit_slurp("/tmp/hwtel-unit-rec.csv2", NULL);
 
 		CHECK(csv && !strncmp(csv, "shot,sample,from_trigger,mono_ns,real_ns,x,half,n\n0,0,-1000,", 60));
 		free(csv);
 	}
+}
+
+/*
+ * -o never replaces what is not a regular file: a device node is written
+ * in place and its error reported (a "full" device, 1:7, made in a scratch
+ * directory as root), a symbolic link keeps pointing where it did, and a
+ * dangling one is refused without creating a file.
+ */
+TEST(rec_report_output_targets)
+{
+	char dir[] = "/tmp/hwtel-unit-XXXXXX", dev[64], real[64], link[64], err[4096], *text;
+	struct stat st;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(dev, sizeof(dev), "%s/full", dir);
+	snprintf(real, sizeof(real), "%s/real.csv", dir);
+	snprintf(link, sizeof(link), "%s/link.csv", dir);
+	if (mknod(dev, S_IFCHR | 0600, makedev(1, 7)) == 0) {
+		CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--json", "-o", dev,
+							   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 1);
+		CHECK(strstr(err, "No space left on device"));
+		CHECK_EQ(lstat(dev, &st), 0);
+		CHECK(S_ISCHR(st.st_mode));
+		unlink(dev);
+	} else {
+		printf("#   rec_report_output_targets: mknod: %s (not root): device not checked\n",
+		       strerror(errno));
+	}
+	CHECK_EQ(symlink("real.csv", link), 0);
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--csv", "-o", link,
+						   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 1);
+	CHECK(strstr(err, "symbolic link to nothing"));
+	CHECK_EQ(lstat(real, &st), -1);
+	CHECK_EQ(close(open(real, O_WRONLY | O_CREAT, 0644)), 0);
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--csv", "-o", link,
+						   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 0);
+	CHECK_EQ(lstat(link, &st), 0);
+	CHECK(S_ISLNK(st.st_mode));
+	text = unit_slurp(real, NULL);
+	CHECK(text && !strncmp(text, "shot,sample,from_trigger,", 25));
+	free(text);
+	unlink(link);
+	unlink(real);
+	CHECK_EQ(rmdir(dir), 0);	/* no temporary file left behind */
 }
