@@ -43,7 +43,10 @@ extern "C" {
 /* Errors                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Explanation of the last failure of this thread ("" if none). */
+/* Explanation of this thread's last failure. Every function that can fail
+ * clears it on entry, so after a failure it explains that call, or is ""
+ * when the returned errno says all (strerror() then); never older text.
+ */
 const char *hwtel_last_error(void);
 
 /* Root of sysfs (default "/sys", or $HWTEL_SYSFS); tests point it at a

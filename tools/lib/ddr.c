@@ -164,6 +164,7 @@ int hwtel_ddr_open(const char *device, unsigned int index, const char *events,
 	unsigned int i, g;
 	int ret;
 
+	hwtel_clear_error();
 	*out = NULL;
 	hwtel_clear_error();
 	ret = hwtel_resolve_device(HWTEL_DDR_PMU_PREFIX, HWTEL_DDR_MODULE, device, index,
@@ -268,6 +269,7 @@ int hwtel_ddr_read(struct hwtel_ddr *h, struct hwtel_ddr_data *out)
 	unsigned int g, i;
 	int ret;
 
+	hwtel_clear_error();
 	memset(out, 0, sizeof(*out));
 	snprintf(out->pmu, sizeof(out->pmu), "%s", h->pmu.name);
 	snprintf(out->identifier, sizeof(out->identifier), "%s", h->identifier);
@@ -482,6 +484,7 @@ int hwtel_ddr_format_text(FILE *f, const struct hwtel_ddr_data *d, double second
 	unsigned int i, n;
 	uint64_t minrun = UINT64_MAX, en = 0;
 
+	hwtel_clear_error();
 	n = (unsigned int)snprintf(head, sizeof(head), "DDR controller %s%s%s%s", d->pmu,
 				   d->identifier[0] ? " (" : "", d->identifier,
 				   d->identifier[0] ? ")" : "");
@@ -600,6 +603,7 @@ int hwtel_ddr_format_json(FILE *f, const struct hwtel_ddr_data *d, unsigned int 
 	struct hwtel_json j;
 	unsigned int k, i;
 
+	hwtel_clear_error();
 	hj_init(&j, f);
 	hj_obj_begin(&j);
 	hj_key(&j, "seconds");
@@ -681,6 +685,7 @@ int hwtel_ddr_format_csv(FILE *f, const struct hwtel_ddr_data *d, double seconds
 		100.0 * (double)d->fixed_running / (double)d->fixed_enabled : 100.0;
 	unsigned int i;
 
+	hwtel_clear_error();
 	(void)seconds;
 	fprintf(f, "%llu%sbursts%s", (unsigned long long)d->reads, sep, sep);
 	hwtel_csv_event(f, sep, d->pmu, "ddr_ddr_reads");
@@ -733,6 +738,7 @@ int hwtel_ddr_format_prom(FILE *f, const struct hwtel_ddr_data *cum,
 	char lbl[2 * HWTEL_NAME_MAX + 40];
 	unsigned int k, i;
 
+	hwtel_clear_error();
 	fputs("# HELP hwtel_ddr_bytes_total Bytes moved by DDR reads and writes (fixed counters x 64 B).\n"
 	      "# TYPE hwtel_ddr_bytes_total counter\n", f);
 	for (k = 0; k < n; k++) {

@@ -45,6 +45,7 @@ int hwtel_gpu_parse_line(const char *s, struct hwtel_gpu_event *ev,
 	unsigned int n = 0;
 	const char *p = s;
 
+	hwtel_clear_error();
 	for (;;) {
 		uint64_t x = 0;
 		unsigned int digits = 0;
@@ -109,6 +110,7 @@ int hwtel_gpu_opp_load(const char *path, struct hwtel_gpu_opp **out)
 	char line[256];
 	int n = 0, ln = 0;
 
+	hwtel_clear_error();
 	*out = NULL;
 	if (!f)
 		return hwtel_err(-errno, "cannot open the OPP table %s: %s", path, strerror(errno));
@@ -253,6 +255,7 @@ struct hwtel_gpu *hwtel_gpu_new(void)
 {
 	struct hwtel_gpu *g = calloc(1, sizeof(*g));
 
+	hwtel_clear_error();
 	if (g)
 		snprintf(g->prefix, sizeof(g->prefix), "hwtel: gpu: ");
 	return g;
@@ -278,6 +281,7 @@ int hwtel_gpu_set_opp_table(struct hwtel_gpu *g, const struct hwtel_gpu_opp *t,
 {
 	struct hwtel_gpu_opp *c = NULL;
 
+	hwtel_clear_error();
 	if (n) {
 		c = malloc(n * sizeof(*c));
 		if (!c)
@@ -319,6 +323,7 @@ int hwtel_gpu_add_life(struct hwtel_gpu *g, int pid, uint64_t start_ns,
 	struct life *l = NULL;
 	unsigned int i;
 
+	hwtel_clear_error();
 	for (i = 0; i < g->nlives; i++)
 		if (g->lives[i].pid == pid && g->lives[i].start == start_ns)
 			l = &g->lives[i];
@@ -353,6 +358,7 @@ int hwtel_gpu_feed(struct hwtel_gpu *g, const char *buf, size_t len)
 {
 	size_t i = 0;
 
+	hwtel_clear_error();
 	while (i < len) {
 		const char *nl = memchr(buf + i, '\n', len - i);
 		size_t l = nl ? (size_t)(nl - (buf + i)) : len - i;
@@ -764,6 +770,7 @@ int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
 	size_t k;
 	int ret;
 
+	hwtel_clear_error();
 	qsort(g->ev, g->nev, sizeof(*g->ev), ev_cmp);
 	if (!g->begun)
 		hwtel_gpu_begin(g, g->nev ? g->ev[0].ts_ns : t1_ns);

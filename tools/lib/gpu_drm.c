@@ -114,6 +114,7 @@ int hwtel_gpu_fdinfo_parse(const char *buf, size_t len, struct hwtel_gpu_fdinfo 
 	const char *p = buf, *end = buf + len;
 	char line[512];
 
+	hwtel_clear_error();
 	memset(o, 0, sizeof(*o));
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *ls = p;
@@ -252,6 +253,7 @@ int hwtel_gpu_trans_stat_parse(const char *buf, size_t len, struct hwtel_gpu_tra
 	bool header = false;
 	char line[1024];
 
+	hwtel_clear_error();
 	memset(o, 0, sizeof(*o));
 	o->cur = -1;
 	while (p < end) {
@@ -1035,6 +1037,7 @@ struct hwtel_gpu_drm *hwtel_gpu_drm_new(const char *procroot, const char *sysroo
 {
 	struct hwtel_gpu_drm *d = calloc(1, sizeof(*d));
 
+	hwtel_clear_error();
 	if (!d) {
 		hwtel_err(-ENOMEM, "out of memory");
 		return NULL;
@@ -1077,6 +1080,7 @@ int hwtel_gpu_drm_set_opp_table(struct hwtel_gpu_drm *d, const struct hwtel_gpu_
 {
 	struct hwtel_gpu_opp *c = n ? malloc(n * sizeof(*t)) : NULL;
 
+	hwtel_clear_error();
 	if (n && !c)
 		return hwtel_err(-ENOMEM, "out of memory");
 	if (n)
@@ -1101,6 +1105,7 @@ void hwtel_gpu_drm_set_hold(struct hwtel_gpu_drm *d, bool hold)
 
 int hwtel_gpu_drm_begin(struct hwtel_gpu_drm *d, uint64_t t0_ns)
 {
+	hwtel_clear_error();
 	d->t0 = d->cum_t0 = t0_ns;
 	dvfs_discover(d);
 	return scan(d, true);
@@ -1108,6 +1113,7 @@ int hwtel_gpu_drm_begin(struct hwtel_gpu_drm *d, uint64_t t0_ns)
 
 int hwtel_gpu_drm_sample(struct hwtel_gpu_drm *d)
 {
+	hwtel_clear_error();
 	return scan(d, false);
 }
 
@@ -1203,8 +1209,10 @@ int hwtel_gpu_drm_interval(struct hwtel_gpu_drm *d, uint64_t t1_ns,
 			   const struct hwtel_gpu_report **out)
 {
 	unsigned int i;
-	int ret = scan(d, false);
+	int ret;
 
+	hwtel_clear_error();
+	ret = scan(d, false);
 	if (!ret)
 		ret = build(d, false, d->t0, t1_ns);
 	if (!ret)

@@ -72,6 +72,7 @@ int hwtel_gpu_format_text(FILE *f, const struct hwtel_gpu_report *r)
 	char name[40], e[40];
 	unsigned int i, k;
 
+	hwtel_clear_error();
 	fputs("GPU power consumers\n===================\n", f);
 	fprintf(f, "Measured over %.3f s; 1 PW = one unit busy at %u MHz and 1 V\n",
 		r->seconds, HWTEL_GPU_REF_MHZ);
@@ -167,6 +168,7 @@ int hwtel_gpu_format_json(FILE *f, const struct hwtel_gpu_report *r)
 	struct hwtel_json j;
 	unsigned int i;
 
+	hwtel_clear_error();
 	hj_init(&j, f);
 	hj_obj_begin(&j);
 	hj_key(&j, "seconds");
@@ -306,6 +308,7 @@ int hwtel_gpu_format_csv(FILE *f, const struct hwtel_gpu_report *r, const char *
 	unsigned int i, k;
 	char pid[16];
 
+	hwtel_clear_error();
 	fprintf(f, "pid%slife%scomm", sep, sep);
 	for (k = 0; k < HWTEL_GPU_UNITS; k++)
 		if (unit_exists(r, k))
@@ -350,6 +353,7 @@ int hwtel_gpu_format_prom(FILE *f, const struct hwtel_gpu_report *cum,
 {
 	unsigned int i, k;
 
+	hwtel_clear_error();
 	fputs("# HELP hwtel_gpu_energy_pseudojoules_total GPU energy per process (P = C V^2 f, 1 PW = one unit at 266 MHz and 1 V).\n"
 	      "# TYPE hwtel_gpu_energy_pseudojoules_total counter\n", f);
 	for (i = 0; i < cum->nconsumers; i++) {

@@ -258,6 +258,7 @@ int hwtel_gpu_procmon_start(struct hwtel_gpu_procmon **out)
 	struct hwtel_gpu_procmon *m;
 	int rcvbuf = 4 << 20, err;
 
+	hwtel_clear_error();
 	*out = NULL;
 	m = calloc(1, sizeof(*m));
 	if (!m)
@@ -316,6 +317,7 @@ int hwtel_gpu_procmon_lives(struct hwtel_gpu_procmon *m, struct hwtel_gpu *g)
 	unsigned int i;
 	int ret = 0;
 
+	hwtel_clear_error();
 	if (!m)
 		return 0;
 	pthread_mutex_lock(&m->lock);

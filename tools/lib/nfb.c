@@ -27,6 +27,7 @@ int hwtel_nfb_read_fdt(const char *path, void **blob, size_t *len)
 	size_t n = 0;
 	int fd, ret;
 
+	hwtel_clear_error();
 	*blob = NULL;
 	*len = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -121,6 +122,7 @@ int hwtel_nfb_find(const void *fdt, struct hwtel_nfb_node *out, int max)
 {
 	int node, parent, len, n = 0;
 
+	hwtel_clear_error();
 	if (fdt_check_header(fdt))
 		return hwtel_err(-EINVAL, "not a flattened device tree");
 	for (node = fdt_node_offset_by_compatible(fdt, -1, TLM_COMPAT); node >= 0;
@@ -159,6 +161,7 @@ int hwtel_nfb_card_pci(const char *dev, char *addr, size_t size)
 	struct stat st;
 	ssize_t n;
 
+	hwtel_clear_error();
 	if (stat(dev, &st) < 0)
 		return hwtel_err(-errno, "cannot stat %s: %s", dev, strerror(errno));
 	if (!S_ISCHR(st.st_mode))
@@ -182,6 +185,7 @@ int hwtel_nfb_pmu_name(const char *pci_addr, unsigned int bar, uint64_t offset,
 {
 	unsigned int d, b, s, f;
 
+	hwtel_clear_error();
 	char canon[32];
 
 	/* exactly as the kernel prints it (pci_name()): 0000:03:00.0 */
@@ -209,6 +213,7 @@ int hwtel_nfb_attach(const char *pci_addr, unsigned int bar, uint64_t offset,
 	struct hwtel_nl *nl;
 	int ret;
 
+	hwtel_clear_error();
 	ret = hwtel_nl_open(&nl);
 	if (ret)
 		return ret;
@@ -222,6 +227,7 @@ int hwtel_nfb_detach(const char *name)
 	struct hwtel_nl *nl;
 	int ret;
 
+	hwtel_clear_error();
 	ret = hwtel_nl_open(&nl);
 	if (ret)
 		return ret;
@@ -238,6 +244,7 @@ int hwtel_nfb_resolve(const char *dev, unsigned int index, char *name, size_t si
 	size_t len;
 	int n, ret;
 
+	hwtel_clear_error();
 	ret = hwtel_nfb_read_fdt(dev, &fdt, &len);
 	if (ret)
 		return ret;

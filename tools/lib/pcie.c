@@ -211,6 +211,7 @@ int hwtel_pcie_open(const char *device, unsigned int index, unsigned int flags,
 	unsigned int e, i;
 	int ret;
 
+	hwtel_clear_error();
 	*out = NULL;
 	hwtel_clear_error();
 	ret = hwtel_resolve_device(HWTEL_PCIE_PMU_PREFIX, HWTEL_PCIE_MODULE, device, index,
@@ -316,6 +317,7 @@ int hwtel_pcie_read(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 	uint64_t t0;
 	int ret;
 
+	hwtel_clear_error();
 	hwtel_pcie_data_copy(out, h->tmpl);
 	t0 = hwtel_now_ns();
 	for (e = 0; e < h->neps; e++) {
@@ -347,6 +349,7 @@ int hwtel_pcie_read_totals(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 	uint32_t flags = 0;
 	int ret;
 
+	hwtel_clear_error();
 	if (!h->nl)
 		return hwtel_err(-EINVAL, "%s was opened without the control plane", h->pmu.name);
 	hwtel_pcie_data_copy(out, h->tmpl);
@@ -376,6 +379,7 @@ int hwtel_pcie_read_totals(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 
 int hwtel_pcie_clear(struct hwtel_pcie *h, unsigned int what)
 {
+	hwtel_clear_error();
 	if (!h->nl)
 		return hwtel_err(-EINVAL, "%s was opened without the control plane", h->pmu.name);
 	return hwtel_nl_clear(h->nl, h->pmu.name, what);
@@ -386,6 +390,7 @@ int hwtel_pcie_status(struct hwtel_pcie *h, struct hwtel_pcie_status *st)
 	struct hwtel_pcie_data *d;
 	int ret;
 
+	hwtel_clear_error();
 	if (!h->nl)
 		return hwtel_err(-EINVAL, "%s was opened without the control plane", h->pmu.name);
 	d = malloc(sizeof(*d));

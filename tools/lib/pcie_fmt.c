@@ -273,6 +273,7 @@ int hwtel_pcie_format_text(FILE *f, const struct hwtel_pcie_data *d, double seco
 	unsigned int e, b, r;
 	int n;
 
+	hwtel_clear_error();
 	n = snprintf(line, sizeof(line), "PCIe telemetry - %u endpoint(s), %u DMA port(s) per endpoint",
 		     d->config.pcie_endpoints, d->config.dma_ports);
 	fprintf(f, "%s\n", line);
@@ -536,6 +537,7 @@ int hwtel_pcie_format_json(FILE *f, const struct hwtel_pcie_data *d, double seco
 {
 	struct hwtel_json j;
 
+	hwtel_clear_error();
 	hj_init(&j, f);
 	hj_obj_begin(&j);
 	hj_key(&j, "seconds");
@@ -596,6 +598,7 @@ int hwtel_pcie_format_csv(FILE *f, const struct hwtel_pcie_data *d, double secon
 	unsigned int e, b, i, h;
 	char ev[128], buf[32];
 
+	hwtel_clear_error();
 	for (e = 0; e < d->nendpoints; e++) {
 		const struct hwtel_pcie_ep *ep = &d->endpoints[e];
 
@@ -722,6 +725,7 @@ int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
 	unsigned int e, b, i, h, k;
 	char buf[32];
 
+	hwtel_clear_error();
 	(void)seconds;
 	for (k = 0; k < ARRAY_SIZE(m); k++) {
 		prom_head(f, m[k].name, m[k].type, m[k].help);

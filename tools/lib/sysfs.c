@@ -20,6 +20,7 @@ int hwtel_format_parse(const char *name, const char *text, struct hwtel_format *
 	const char *p = text;
 	char *end;
 
+	hwtel_clear_error();
 	memset(fmt, 0, sizeof(*fmt));
 	snprintf(fmt->name, sizeof(fmt->name), "%s", name);
 	if (!strncmp(p, "config2:", 8)) {
@@ -86,6 +87,7 @@ int hwtel_pmu_read_attr(const struct hwtel_pmu *pmu, const char *rel,
 {
 	char path[PATH_MAX];
 
+	hwtel_clear_error();
 	if (snprintf(path, sizeof(path), "%s/%s", pmu->path, rel) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	return hwtel_read_file(path, buf, size);
@@ -105,6 +107,7 @@ int hwtel_pmu_load(const char *name, struct hwtel_pmu *pmu)
 	DIR *d;
 	int ret;
 
+	hwtel_clear_error();
 	memset(pmu, 0, sizeof(*pmu));
 	if (strlen(name) >= sizeof(pmu->name) || strchr(name, '/'))
 		return hwtel_err(-EINVAL, "bad PMU name '%s'", name);
@@ -259,6 +262,7 @@ int hwtel_pmu_event_attr(const struct hwtel_pmu *pmu, const char *spec,
 	unsigned int n = 0, i;
 	int ret;
 
+	hwtel_clear_error();
 	memset(t, 0, sizeof(t));
 	/* the event's own definition first, then the user's terms on top */
 	ret = parse_terms(spec, t, &n, event, sizeof(event), true);

@@ -143,6 +143,7 @@ int hwtel_pmu_list(const char *prefix, char (**names)[HWTEL_NAME_MAX])
 	int n = 0, cap = 0;
 	DIR *d;
 
+	hwtel_clear_error();
 	*names = NULL;
 	snprintf(dir, sizeof(dir), "%s/bus/event_source/devices", hwtel_sysfs_root());
 	d = opendir(dir);
@@ -335,6 +336,7 @@ int hwtel_write_atomic(const char *path, const char *text, size_t len)
 	struct stat st;
 	int fd, ret;
 
+	hwtel_clear_error();
 	if (stat(path, &st) == 0) {
 		if (!S_ISREG(st.st_mode))
 			return write_in_place(path, text, len);

@@ -368,3 +368,25 @@ TEST(write_atomic_device)
 	unlink(path);
 	CHECK_EQ(rmdir(dir), 0);
 }
+
+/*
+ * hwtel_last_error() explains the last failure, never an older one: a call
+ * that fails with only an errno leaves "", so the caller falls back on
+ * strerror() instead of printing an earlier call's text.
+ */
+TEST(last_error_not_stale)
+{
+	struct hwtel_pmu pmu;
+	char buf[16];
+
+	CHECK_EQ(hwtel_pmu_load("bad/name", &pmu), -EINVAL);
+	CHECK_STR(hwtel_last_error(), "bad PMU name 'bad/name'");
+	memset(&pmu, 0, sizeof(pmu));
+	snprintf(pmu.path, sizeof(pmu.path), "/nonexistent-hwtel-pmu");
+	CHECK_EQ(hwtel_pmu_read_attr(&pmu, "type", buf, sizeof(buf)), -ENOENT);
+	CHECK_STR(hwtel_last_error(), "");
+	CHECK_EQ(hwtel_write_atomic("/nonexistent-dir/x.prom", "x", 1), -ENOENT);
+	CHECK_STR(hwtel_last_error(), "cannot write /nonexistent-dir/x.prom: No such file or directory");
+	CHECK_EQ(hwtel_format_parse("k", "config:0-7", &(struct hwtel_format){ 0 }), 0);
+	CHECK_STR(hwtel_last_error(), "");
+}
