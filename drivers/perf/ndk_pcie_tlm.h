@@ -159,6 +159,7 @@ struct ndk_tlm {
 	unsigned int cpu;
 	struct hlist_node node;
 	struct list_head list;	/* on the control plane's instance list */
+	u64 nl_id;		/* its place there: never reused, ascending */
 #ifdef HWTEL_LAB
 	struct ndk_tlm_hold hold[NDK_TLM_HOLD_SITES];	/* under @lock */
 	struct dentry *dbg;

@@ -18,9 +18,16 @@
 
 #include "ndk_pcie_tlm.h"
 
-/* instances visible to the control plane; handlers run under the mutex */
+/*
+ * Instances visible to the control plane; handlers run under the mutex.
+ * Each gets the next id as it joins at the tail, so the list is in id
+ * order and a dump resumes after the last id it sent: an instance that
+ * leaves between two rounds moves no other one, and one that joins is
+ * never taken for an older one.
+ */
 static LIST_HEAD(ndk_tlm_list);
 static DEFINE_MUTEX(ndk_tlm_list_lock);
+static u64 ndk_tlm_last_id;
 
 static struct genl_family ndk_tlm_family;
 
@@ -29,6 +36,7 @@ enum { NDK_TLM_MCGRP_FLAGS_IDX };
 void ndk_tlm_nl_add(struct ndk_tlm *tlm)
 {
 	mutex_lock(&ndk_tlm_list_lock);
+	tlm->nl_id = ++ndk_tlm_last_id;
 	list_add_tail(&tlm->list, &ndk_tlm_list);
 	mutex_unlock(&ndk_tlm_list_lock);
 }
@@ -400,11 +408,13 @@ unlock:
 }
 
 /*
- * Dump state of TOTALS_GET, in cb->args: the instance being dumped, its next
- * entry, and the totals of its one SNAPSHOT (taken at its first message).
+ * Dump state of TOTALS_GET, in cb->args: the id of the last instance sent
+ * whole, the instance whose one SNAPSHOT is held (taken at its first
+ * message) and the next entry of it to send.
  */
 struct ndk_tlm_dump {
-	long idx;
+	u64 done_id;
+	u64 id;
 	u32 next, used, flags;
 	u64 ts;
 	u64 *vals;
@@ -431,20 +441,20 @@ static int ndk_tlm_totals_dumpit(struct sk_buff *skb, struct netlink_callback *c
 {
 	struct ndk_tlm_dump *st = (void *)cb->args;
 	struct ndk_tlm *tlm;
-	long idx = 0;
 	int ret = 0;
 	void *hdr;
 
 	mutex_lock(&ndk_tlm_list_lock);
 	list_for_each_entry(tlm, &ndk_tlm_list, list) {
-		if (idx++ < st->idx)
+		if (tlm->nl_id <= st->done_id)
 			continue;
-		if (st->vals && st->used != tlm->lay.entries_used) {
-			/* the list changed between two rounds: start over */
+		if (st->vals && st->id != tlm->nl_id) {
+			/* the held instance left between two rounds */
 			kfree(st->vals);
 			st->vals = NULL;
 		}
 		if (!st->vals) {
+			st->id = tlm->nl_id;
 			st->used = tlm->lay.entries_used;
 			st->vals = kcalloc(st->used, sizeof(u64), GFP_KERNEL);
 			if (!st->vals) {
@@ -481,7 +491,7 @@ static int ndk_tlm_totals_dumpit(struct sk_buff *skb, struct netlink_callback *c
 			break;
 		kfree(st->vals);
 		st->vals = NULL;
-		st->idx = idx;
+		st->done_id = tlm->nl_id;
 	}
 	mutex_unlock(&ndk_tlm_list_lock);
 
@@ -500,7 +510,7 @@ static int ndk_tlm_dump_start(struct netlink_callback *cb)
 static int ndk_tlm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	u8 cmd = ((struct genlmsghdr *)nlmsg_data(cb->nlh))->cmd;
-	long idx = 0, start = cb->args[0];
+	u64 *done_id = (u64 *)cb->args;	/* the last instance sent */
 	struct ndk_tlm *tlm;
 	int ret = 0;
 	void *hdr;
@@ -510,7 +520,7 @@ static int ndk_tlm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	mutex_lock(&ndk_tlm_list_lock);
 	list_for_each_entry(tlm, &ndk_tlm_list, list) {
-		if (idx++ < start)
+		if (tlm->nl_id <= *done_id)
 			continue;
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &ndk_tlm_family,
@@ -525,7 +535,7 @@ static int ndk_tlm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 		}
 		genlmsg_end(skb, hdr);
-		cb->args[0] = idx;
+		*done_id = tlm->nl_id;
 	}
 	mutex_unlock(&ndk_tlm_list_lock);
 

@@ -862,4 +862,85 @@ TEST_F(nl, flags_notify_and_clear)
 	nl_socket_free(mc);
 }
 
+/*
+ * A dump resumes by instance, not by list position. Two instances with the
+ * largest layout; a TOTALS dump through a 4 KiB buffer takes several rounds
+ * per instance. The first round runs when the request is sent; instance 0
+ * is then unbound before the first receive. Every message that names
+ * instance 1 must carry instance 1's own totals (all 0: only instance 0 has
+ * injected values), entries 0 to 4063 exactly once. A cursor that counts
+ * list positions resumed at position 0, now instance 1, and sent it
+ * instance 0's snapshot from where the first round stopped.
+ */
+TEST(totals_dump_detach_between_rounds)
+{
+	static int seen[4096];
+	struct nl_sock *sk;
+	struct nl_cb *cb;
+	struct nlattr *a;
+	struct reply r;
+	int fam, i, k, rem, n1 = 0, msgs1 = 0, wrong = 0, missed = 0, ret;
+
+	ASSERT_EQ(0, pcie_load("instances=2 endpoints=16 regions_up=103 regions_down=103",
+			       NULL));
+	sk = nl_socket_alloc();
+	ASSERT_NE(NULL, sk);
+	nl_socket_disable_msg_peek(sk);
+	nl_socket_set_msg_buf_size(sk, 4096);
+	ASSERT_EQ(0, genl_connect(sk));
+	fam = genl_ctrl_resolve(sk, NDK_PCIE_TLM_FAMILY_NAME);
+	ASSERT_LT(0, fam);
+	for (i = 0; i < 4064; i += 7)
+		ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "inject", "raw,idx=%d %llu", i,
+					    (1ULL << 40) + (unsigned long long)i));
+	ASSERT_LT(0, nl_send_auto(sk, nl_req(fam, NDK_PCIE_TLM_CMD_TOTALS_GET, 1, NULL)));
+	/* round 1 is queued; instance 0 goes before round 2 runs */
+	ASSERT_EQ(0, pcie_sh("echo ndk-pcie-tlm-sim.0 > /sys/bus/platform/drivers/ndk-pcie-tlm/unbind"));
+	memset(&r, 0, sizeof(r));
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid_cb, &r);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, done_cb, &r);
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, no_seq_check, NULL);
+	nl_cb_err(cb, NL_CB_CUSTOM, err_cb, &r);
+	while (!r.done) {
+		ret = nl_recvmsgs(sk, cb);
+		if (ret < 0 && !r.done) {
+			r.err = -EIO;
+			break;
+		}
+	}
+	nl_cb_put(cb);
+	ASSERT_EQ(0, r.err);
+	memset(seen, 0, sizeof(seen));
+	for (k = 0; k < r.n; k++) {
+		if (!r.tb[k][NDK_PCIE_TLM_A_DEV_NAME] ||
+		    strcmp(PCIE_PMU1, nla_get_string(r.tb[k][NDK_PCIE_TLM_A_DEV_NAME])))
+			continue;
+		msgs1++;
+		ASSERT_NE(NULL, r.tb[k][NDK_PCIE_TLM_A_TOTALS]);
+		nla_for_each_nested(a, r.tb[k][NDK_PCIE_TLM_A_TOTALS], rem) {
+			if (nla_type(a) == NDK_PCIE_TLM_TOTALS_PAD)
+				continue;
+			if (nla_get_u64(a) && !wrong++)
+				TH_LOG("entry %d of %s in message %d is %llu, not 0", nla_type(a),
+				       PCIE_PMU1, k, (unsigned long long)nla_get_u64(a));
+			if (nla_type(a) < 4096)
+				seen[nla_type(a)]++;
+			n1++;
+			if (n1 > 4064)
+				break;
+		}
+	}
+	for (i = 0; i < 4064; i++)
+		if (seen[i] != 1 && !missed++)
+			TH_LOG("entry %d of %s sent %d times", i, PCIE_PMU1, seen[i]);
+	TH_LOG("%d messages, %d for %s", r.n, msgs1, PCIE_PMU1);
+	EXPECT_EQ(4064, n1);
+	EXPECT_EQ(0, wrong);
+	EXPECT_EQ(0, missed);
+	reply_free(&r);
+	nl_socket_free(sk);
+	pcie_unload();
+}
+
 TEST_HARNESS_MAIN
