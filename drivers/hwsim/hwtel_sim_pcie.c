@@ -2148,6 +2148,7 @@ static void tlm_destroy(struct tlm_sim *sim)
 	kvfree(sim->snap);
 	kvfree(sim->pending);
 	kvfree(sim->truth);
+	free_percpu(sim->pd.io.reads);
 	kfree(sim);
 }
 
@@ -2168,7 +2169,9 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	sim->snap = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
 	sim->pending = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
 	sim->truth = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
-	if (!sim->live || !sim->snap || !sim->pending || !sim->truth) {
+	sim->pd.io.reads = alloc_percpu(unsigned long);
+	if (!sim->live || !sim->snap || !sim->pending || !sim->truth ||
+	    !sim->pd.io.reads) {
 		tlm_destroy(sim);
 		return ERR_PTR(-ENOMEM);
 	}

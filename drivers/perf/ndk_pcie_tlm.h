@@ -114,6 +114,8 @@ struct ndk_tlm_hold {
 	u64 max_ns;
 	u64 total_ns;
 	u64 count;
+	u64 max_reads;		/* register reads in one hold */
+	u64 total_reads;
 };
 #endif
 
@@ -173,7 +175,7 @@ struct ndk_tlm {
  * raw spinlock calls.
  */
 #ifdef HWTEL_LAB
-void ndk_tlm_hold_begin(void);
+void ndk_tlm_hold_begin(struct ndk_tlm *tlm);
 void ndk_tlm_hold_end(struct ndk_tlm *tlm, const char *site);
 void ndk_tlm_lab_add(struct ndk_tlm *tlm);
 void ndk_tlm_lab_del(struct ndk_tlm *tlm);
@@ -181,7 +183,7 @@ void ndk_tlm_lab_init(void);
 void ndk_tlm_lab_exit(void);
 void ndk_tlm_lab_close_gate(void);
 #else
-static inline void ndk_tlm_hold_begin(void) { }
+static inline void ndk_tlm_hold_begin(struct ndk_tlm *tlm) { }
 static inline void ndk_tlm_hold_end(struct ndk_tlm *tlm, const char *site) { }
 static inline void ndk_tlm_lab_add(struct ndk_tlm *tlm) { }
 static inline void ndk_tlm_lab_del(struct ndk_tlm *tlm) { }
@@ -190,16 +192,26 @@ static inline void ndk_tlm_lab_exit(void) { }
 static inline void ndk_tlm_lab_close_gate(void) { }
 #endif
 
+static inline unsigned long __ndk_tlm_lock_irqsave(struct ndk_tlm *tlm)
+	__acquires(&tlm->lock)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tlm->lock, flags);
+	ndk_tlm_hold_begin(tlm);
+	return flags;
+}
+
 #define ndk_tlm_lock_irqsave(tlm, flags)				\
-	do {								\
-		raw_spin_lock_irqsave(&(tlm)->lock, flags);		\
-		ndk_tlm_hold_begin();					\
-	} while (0)
-#define ndk_tlm_lock_irq(tlm)						\
-	do {								\
-		raw_spin_lock_irq(&(tlm)->lock);			\
-		ndk_tlm_hold_begin();					\
-	} while (0)
+	((flags) = __ndk_tlm_lock_irqsave(tlm))
+
+static inline void ndk_tlm_lock_irq(struct ndk_tlm *tlm)
+	__acquires(&tlm->lock)
+{
+	raw_spin_lock_irq(&tlm->lock);
+	ndk_tlm_hold_begin(tlm);
+}
+
 #define ndk_tlm_unlock_irqrestore(tlm, flags)				\
 	__ndk_tlm_unlock_irqrestore(tlm, flags, __func__)
 #define ndk_tlm_unlock_irq(tlm)	__ndk_tlm_unlock_irq(tlm, __func__)

@@ -8,7 +8,10 @@
  * build this file.
  *
  * debugfs ndk_pcie_tlm/<pmu>/lock_hold: one line per function,
- * "<function> <max ns> <total ns> <holds>"; writing "0" forgets them.
+ * "<function> <max ns> <total ns> <holds> <max reads> <total reads>", the
+ * reads being the register reads made in a hold (counted exactly, through
+ * the model's per-CPU count: with interrupts off nothing else runs on the
+ * CPU); writing "0" forgets them.
  *
  * debugfs ndk_pcie_tlm/close_gate widens the window between an event's
  * ->destroy() and the perf core's last use of its PMU, for the removal
@@ -26,16 +29,19 @@
 
 /* the lock is held with interrupts off and never nests: one start per CPU */
 static DEFINE_PER_CPU(u64, ndk_tlm_hold_t0);
+static DEFINE_PER_CPU(unsigned long, ndk_tlm_hold_r0);
 static struct dentry *ndk_tlm_dbg_root;
 
-void ndk_tlm_hold_begin(void)
+void ndk_tlm_hold_begin(struct ndk_tlm *tlm)
 {
+	__this_cpu_write(ndk_tlm_hold_r0, hwtel_io_reads(&tlm->io));
 	__this_cpu_write(ndk_tlm_hold_t0, local_clock());
 }
 
 void ndk_tlm_hold_end(struct ndk_tlm *tlm, const char *site)
 {
 	u64 dt = local_clock() - __this_cpu_read(ndk_tlm_hold_t0);
+	u64 reads = hwtel_io_reads(&tlm->io) - __this_cpu_read(ndk_tlm_hold_r0);
 	struct ndk_tlm_hold *h;
 	unsigned int i;
 
@@ -50,6 +56,8 @@ void ndk_tlm_hold_end(struct ndk_tlm *tlm, const char *site)
 	h->max_ns = max(h->max_ns, dt);
 	h->total_ns += dt;
 	h->count++;
+	h->max_reads = max(h->max_reads, reads);
+	h->total_reads += reads;
 }
 
 static int ndk_tlm_hold_show(struct seq_file *m, void *v)
@@ -64,8 +72,9 @@ static int ndk_tlm_hold_show(struct seq_file *m, void *v)
 	memcpy(hold, tlm->hold, sizeof(hold));
 	raw_spin_unlock_irqrestore(&tlm->lock, flags);
 	for (i = 0; i < NDK_TLM_HOLD_SITES && hold[i].site; i++)
-		seq_printf(m, "%s %llu %llu %llu\n", hold[i].site,
-			   hold[i].max_ns, hold[i].total_ns, hold[i].count);
+		seq_printf(m, "%s %llu %llu %llu %llu %llu\n", hold[i].site,
+			   hold[i].max_ns, hold[i].total_ns, hold[i].count,
+			   hold[i].max_reads, hold[i].total_reads);
 	return 0;
 }
 

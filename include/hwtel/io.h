@@ -21,6 +21,7 @@
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
 #include <linux/platform_device.h>
 #include <linux/types.h>
 
@@ -31,12 +32,16 @@
  * @owner: module implementing the model; pinned while it is in use
  * @read:  read @size (4 or 8) bytes at byte offset @off
  * @write: write @size (4 or 8) bytes at byte offset @off
+ * @reads: optional, reads made through hwtel_readl()/hwtel_readq() per CPU,
+ *         so that a driver's lab code can count the reads of one hold of a
+ *         lock taken with interrupts off (make bench)
  */
 struct hwtel_sim_io {
 	struct module *owner;
 	u64 (*read)(struct hwtel_sim_io *sim, u32 off, unsigned int size);
 	void (*write)(struct hwtel_sim_io *sim, u32 off, u64 val,
 		      unsigned int size);
+	unsigned long __percpu *reads;
 };
 
 struct hwtel_io {
@@ -44,10 +49,24 @@ struct hwtel_io {
 	struct hwtel_sim_io *sim;
 };
 
+static inline void hwtel_io_count(const struct hwtel_io *io)
+{
+	if (io->sim->reads)
+		this_cpu_inc(*io->sim->reads);
+}
+
+/* Reads this CPU made through model devices like @io's, or 0 */
+static inline unsigned long hwtel_io_reads(const struct hwtel_io *io)
+{
+	return io->sim && io->sim->reads ? this_cpu_read(*io->sim->reads) : 0;
+}
+
 static inline u32 hwtel_readl(const struct hwtel_io *io, u32 off)
 {
-	if (io->sim)
+	if (io->sim) {
+		hwtel_io_count(io);
 		return io->sim->read(io->sim, off, 4);
+	}
 	return readl(io->base + off);
 }
 
@@ -61,8 +80,10 @@ static inline void hwtel_writel(const struct hwtel_io *io, u32 val, u32 off)
 
 static inline u64 hwtel_readq(const struct hwtel_io *io, u32 off)
 {
-	if (io->sim)
+	if (io->sim) {
+		hwtel_io_count(io);
 		return io->sim->read(io->sim, off, 8);
+	}
 	return readq(io->base + off);
 }
 
