@@ -42,7 +42,7 @@ LAB_SERIES ?= $(shell scripts/labkernel --list)
 
 export O
 
-.PHONY: all modules modules_install clean deps lab-modules sparse checkpatch \
+.PHONY: all modules modules_install clean deps lab-modules sparse checkpatch nl-policy \
 	tools unit vmtest check demo bench linux-src fuzz stress install \
 	install-tools install-data \
 	dkms-source deb deb-install-test check-packages check-hwflavour check-dkms arm64 check-arm64
@@ -170,6 +170,11 @@ linux-src:
 
 checkpatch: linux-src
 	scripts/run-checkpatch
+	scripts/nl-policy-gen --check
+
+# the netlink request policies, from the YNL spec
+nl-policy:
+	scripts/nl-policy-gen
 
 tools: linux-src
 	$(MAKE) -C tools

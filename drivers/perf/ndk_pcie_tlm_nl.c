@@ -17,6 +17,7 @@
 #include <uapi/linux/ndk_pcie_tlm.h>
 
 #include "ndk_pcie_tlm.h"
+#include "ndk_pcie_tlm_nl_policy.h"
 
 /*
  * Instances visible to the control plane; handlers run under the mutex.
@@ -362,16 +363,10 @@ static int ndk_tlm_get_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = PTR_ERR(tlm);
 		goto unlock;
 	}
+	/* only ep-get's policy takes ep */
 	if (info->attrs[NDK_PCIE_TLM_A_EP]) {
 		u32 v = nla_get_u32(info->attrs[NDK_PCIE_TLM_A_EP]);
 
-		if (cmd != NDK_PCIE_TLM_CMD_EP_GET) {
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[NDK_PCIE_TLM_A_EP],
-					    "ep only applies to ep-get");
-			ret = -EINVAL;
-			goto unlock;
-		}
 		if (v >= tlm->lay.endpoints) {
 			NL_SET_ERR_MSG_ATTR(info->extack,
 					    info->attrs[NDK_PCIE_TLM_A_EP],
@@ -560,15 +555,11 @@ static int ndk_tlm_clear_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_MOD(info->extack, "clear (what to clear) is required");
 		return -EINVAL;
 	}
+	/* the policy refused unknown bits */
 	what = nla_get_u32(na);
-	if (!what || what & ~NDK_PCIE_TLM_CLEAR_ALL) {
+	if (!what) {
 		NL_SET_ERR_MSG_ATTR(info->extack, na,
 				    "clear must be a non-empty set of counters, flags, marks");
-		return -EINVAL;
-	}
-	if (info->attrs[NDK_PCIE_TLM_A_EP]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NDK_PCIE_TLM_A_EP],
-				    "ep does not apply to clear");
 		return -EINVAL;
 	}
 
@@ -647,33 +638,27 @@ static int ndk_tlm_detach_doit(struct sk_buff *skb, struct genl_info *info)
 	return ndk_tlm_pci_detach(nla_data(na), info->extack);
 }
 
-static const struct nla_policy ndk_tlm_policy[NDK_PCIE_TLM_A_MAX + 1] = {
-	[NDK_PCIE_TLM_A_DEV_NAME] = { .type = NLA_NUL_STRING,
-				      .len = NDK_PCIE_TLM_DEV_NAME_MAX - 1 },
-	[NDK_PCIE_TLM_A_EP] = { .type = NLA_U32 },
-	[NDK_PCIE_TLM_A_CLEAR] = { .type = NLA_U32 },
-	[NDK_PCIE_TLM_A_PCI_ADDR] = { .type = NLA_NUL_STRING,
-				      .len = NDK_PCIE_TLM_PCI_ADDR_MAX - 1 },
-	[NDK_PCIE_TLM_A_BAR] = { .type = NLA_U32 },
-	[NDK_PCIE_TLM_A_WIN_OFFSET] = { .type = NLA_U64 },
-	[NDK_PCIE_TLM_A_WIN_SIZE] = { .type = NLA_U64 },
-};
-
 static const struct genl_ops ndk_tlm_ops[] = {
 	{
 		.cmd = NDK_PCIE_TLM_CMD_DEV_GET,
+		.policy = ndk_tlm_dev_get_policy,
+		.maxattr = NDK_PCIE_TLM_A_MAX,
 		.doit = ndk_tlm_get_doit,
 		.start = ndk_tlm_dump_start,
 		.dumpit = ndk_tlm_get_dumpit,
 	},
 	{
 		.cmd = NDK_PCIE_TLM_CMD_EP_GET,
+		.policy = ndk_tlm_ep_get_policy,
+		.maxattr = NDK_PCIE_TLM_A_MAX,
 		.doit = ndk_tlm_get_doit,
 		.start = ndk_tlm_dump_start,
 		.dumpit = ndk_tlm_get_dumpit,
 	},
 	{
 		.cmd = NDK_PCIE_TLM_CMD_TOTALS_GET,
+		.policy = ndk_tlm_totals_get_policy,
+		.maxattr = NDK_PCIE_TLM_A_MAX,
 		.doit = ndk_tlm_get_doit,
 		.start = ndk_tlm_dump_start,
 		.dumpit = ndk_tlm_get_dumpit,
@@ -681,14 +666,20 @@ static const struct genl_ops ndk_tlm_ops[] = {
 	},
 	{
 		.cmd = NDK_PCIE_TLM_CMD_CLEAR,
+		.policy = ndk_tlm_clear_policy,
+		.maxattr = NDK_PCIE_TLM_A_MAX,
 		.doit = ndk_tlm_clear_doit,
 	},
 	{
 		.cmd = NDK_PCIE_TLM_CMD_ATTACH,
+		.policy = ndk_tlm_attach_policy,
+		.maxattr = NDK_PCIE_TLM_A_MAX,
 		.doit = ndk_tlm_attach_doit,
 	},
 	{
 		.cmd = NDK_PCIE_TLM_CMD_DETACH,
+		.policy = ndk_tlm_detach_policy,
+		.maxattr = NDK_PCIE_TLM_A_MAX,
 		.doit = ndk_tlm_detach_doit,
 	},
 };
@@ -701,7 +692,6 @@ static struct genl_family ndk_tlm_family __ro_after_init = {
 	.name = NDK_PCIE_TLM_FAMILY_NAME,
 	.version = NDK_PCIE_TLM_FAMILY_VERSION,
 	.maxattr = NDK_PCIE_TLM_A_MAX,
-	.policy = ndk_tlm_policy,
 	.netnsok = false,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
