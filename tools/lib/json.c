@@ -80,12 +80,72 @@ void hj_arr_end(struct hwtel_json *j)
 	close_(j, ']');
 }
 
-static void put_string(FILE *f, const char *s)
+/*
+ * Length of the well-formed UTF-8 sequence at @s (Unicode table 3-7: no
+ * overlong forms, no surrogates, nothing above U+10FFFF), or minus the
+ * length of its maximal subpart when it is ill-formed: the lead byte and
+ * the continuation bytes that could still have begun a valid sequence. A
+ * truncated sequence stops at the byte that does not fit, which may be
+ * the terminating NUL.
+ */
+static int utf8_len(const unsigned char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	int n, i;
 
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		if (s[0] == 0xe0)
+			lo = 0xa0;	/* below: overlong */
+		else if (s[0] == 0xed)
+			hi = 0x9f;	/* above: a surrogate */
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		if (s[0] == 0xf0)
+			lo = 0x90;	/* below: overlong */
+		else if (s[0] == 0xf4)
+			hi = 0x8f;	/* above: beyond U+10FFFF */
+	} else {
+		return -1;	/* continuation byte, C0, C1, F5..FF */
+	}
+	for (i = 1; i < n; i++) {
+		if (s[i] < lo || s[i] > hi)
+			return -i;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return n;
+}
+
+/*
+ * A JSON string that is valid UTF-8 whatever @str holds: well-formed UTF-8
+ * is copied, each maximal subpart of an ill-formed sequence becomes one
+ * escaped U+FFFD REPLACEMENT CHARACTER, "\ufffd" (ASCII, so it is never
+ * mistaken for a U+FFFD that was in @str), and what RFC 8259 requires
+ * escaped (quote, backslash, characters below 0x20) is escaped.
+ */
+static void put_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	int n;
+
+	fputc('"', f);
+	while (*s) {
+		unsigned char c = *s;
+
+		if (c >= 0x80) {
+			n = utf8_len(s);
+			if (n > 0)
+				fwrite(s, 1, (size_t)n, f);
+			else
+				fputs("\\ufffd", f);
+			s += n > 0 ? n : -n;
+			continue;
+		}
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c == '\n')
@@ -96,6 +156,7 @@ static void put_string(FILE *f, const char *s)
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);
+		s++;
 	}
 	fputc('"', f);
 }
