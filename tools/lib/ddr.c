@@ -476,7 +476,7 @@ static void sect_rows(FILE *f, const struct hwtel_ddr_data *d, int s, double sec
 	}
 }
 
-int hwtel_ddr_format_text(FILE *f, const struct hwtel_ddr_data *d, double seconds)
+static int ddr_format_text_c(FILE *f, const struct hwtel_ddr_data *d, double seconds)
 {
 	char head[160], a[48], b[48], c[64];
 	double rd, wr, rmw, acc, dfr, dfw, dfc, v;
@@ -593,12 +593,23 @@ int hwtel_ddr_format_text(FILE *f, const struct hwtel_ddr_data *d, double second
 	return ferror(f) ? -EIO : 0;
 }
 
+int hwtel_ddr_format_text(FILE *f, const struct hwtel_ddr_data *d, double seconds)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = ddr_format_text_c(f, d, seconds);
+	hwtel_numeric_restore(&num);
+	return ret;
+}
+
 /* ------------------------------------------------------------------ */
 /* JSON, CSV, Prometheus                                              */
 /* ------------------------------------------------------------------ */
 
-int hwtel_ddr_format_json(FILE *f, const struct hwtel_ddr_data *d, unsigned int n,
-			  double seconds)
+static int ddr_format_json_c(FILE *f, const struct hwtel_ddr_data *d, unsigned int n,
+			       double seconds)
 {
 	struct hwtel_json j;
 	unsigned int k, i;
@@ -678,8 +689,20 @@ int hwtel_ddr_format_json(FILE *f, const struct hwtel_ddr_data *d, unsigned int 
 	return ferror(f) ? -EIO : 0;
 }
 
-int hwtel_ddr_format_csv(FILE *f, const struct hwtel_ddr_data *d, double seconds,
-			 const char *sep)
+int hwtel_ddr_format_json(FILE *f, const struct hwtel_ddr_data *d, unsigned int n,
+			  double seconds)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = ddr_format_json_c(f, d, n, seconds);
+	hwtel_numeric_restore(&num);
+	return ret;
+}
+
+static int ddr_format_csv_c(FILE *f, const struct hwtel_ddr_data *d, double seconds,
+			      const char *sep)
 {
 	double fixed_pct = d->fixed_enabled ?
 		100.0 * (double)d->fixed_running / (double)d->fixed_enabled : 100.0;
@@ -713,6 +736,18 @@ int hwtel_ddr_format_csv(FILE *f, const struct hwtel_ddr_data *d, double seconds
 	return ferror(f) ? -EIO : 0;
 }
 
+int hwtel_ddr_format_csv(FILE *f, const struct hwtel_ddr_data *d, double seconds,
+			 const char *sep)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = ddr_format_csv_c(f, d, seconds, sep);
+	hwtel_numeric_restore(&num);
+	return ret;
+}
+
 /*
  * The labels of a DSS PMU: device, its PMU name, and controller, the MMIO
  * base of its DDR controller (one region per controller), which the PMU
@@ -732,8 +767,8 @@ static const char *prom_labels(const struct hwtel_ddr_data *d, char *buf, size_t
 	return buf;
 }
 
-int hwtel_ddr_format_prom(FILE *f, const struct hwtel_ddr_data *cum,
-			  const struct hwtel_ddr_data *d, unsigned int n, double seconds)
+static int ddr_format_prom_c(FILE *f, const struct hwtel_ddr_data *cum,
+			       const struct hwtel_ddr_data *d, unsigned int n, double seconds)
 {
 	char lbl[2 * HWTEL_NAME_MAX + 40];
 	unsigned int k, i;
@@ -784,6 +819,18 @@ int hwtel_ddr_format_prom(FILE *f, const struct hwtel_ddr_data *cum,
 		}
 	}
 	return ferror(f) ? -EIO : 0;
+}
+
+int hwtel_ddr_format_prom(FILE *f, const struct hwtel_ddr_data *cum,
+			  const struct hwtel_ddr_data *d, unsigned int n, double seconds)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = ddr_format_prom_c(f, cum, d, n, seconds);
+	hwtel_numeric_restore(&num);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */

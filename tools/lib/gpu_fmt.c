@@ -66,7 +66,7 @@ static void upj_str(uint64_t upj, char *buf, size_t size)
 	snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, upj / 1000000, upj % 1000000);
 }
 
-int hwtel_gpu_format_text(FILE *f, const struct hwtel_gpu_report *r)
+static int gpu_format_text_c(FILE *f, const struct hwtel_gpu_report *r)
 {
 	bool used[HWTEL_GPU_UNITS], reused = false;
 	char name[40], e[40];
@@ -147,6 +147,17 @@ int hwtel_gpu_format_text(FILE *f, const struct hwtel_gpu_report *r)
 	return ferror(f) ? -EIO : 0;
 }
 
+int hwtel_gpu_format_text(FILE *f, const struct hwtel_gpu_report *r)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = gpu_format_text_c(f, r);
+	hwtel_numeric_restore(&num);
+	return ret;
+}
+
 static void json_units(struct hwtel_json *j, const struct hwtel_gpu_report *r, const char *key,
 		       const uint64_t *v)
 {
@@ -163,7 +174,7 @@ static void json_units(struct hwtel_json *j, const struct hwtel_gpu_report *r, c
 	hj_obj_end(j);
 }
 
-int hwtel_gpu_format_json(FILE *f, const struct hwtel_gpu_report *r)
+static int gpu_format_json_c(FILE *f, const struct hwtel_gpu_report *r)
 {
 	struct hwtel_json j;
 	unsigned int i;
@@ -285,6 +296,17 @@ int hwtel_gpu_format_json(FILE *f, const struct hwtel_gpu_report *r)
 	return ferror(f) ? -EIO : 0;
 }
 
+int hwtel_gpu_format_json(FILE *f, const struct hwtel_gpu_report *r)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = gpu_format_json_c(f, r);
+	hwtel_numeric_restore(&num);
+	return ret;
+}
+
 static void csv_row(FILE *f, const struct hwtel_gpu_report *r, const char *sep,
 		    const char *pid, unsigned int life,
 		    const char *comm, const uint64_t *busy, const uint64_t *jobs,
@@ -303,7 +325,7 @@ static void csv_row(FILE *f, const struct hwtel_gpu_report *r, const char *sep,
 	fputc('\n', f);
 }
 
-int hwtel_gpu_format_csv(FILE *f, const struct hwtel_gpu_report *r, const char *sep)
+static int gpu_format_csv_c(FILE *f, const struct hwtel_gpu_report *r, const char *sep)
 {
 	unsigned int i, k;
 	char pid[16];
@@ -324,6 +346,17 @@ int hwtel_gpu_format_csv(FILE *f, const struct hwtel_gpu_report *r, const char *
 	csv_row(f, r, sep, "total", 0, "", r->busy_ns, r->jobs, r->energy_upj, r->mean_pw,
 		r->energy_upj ? 1.0 : 0.0, "");
 	return ferror(f) ? -EIO : 0;
+}
+
+int hwtel_gpu_format_csv(FILE *f, const struct hwtel_gpu_report *r, const char *sep)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = gpu_format_csv_c(f, r, sep);
+	hwtel_numeric_restore(&num);
+	return ret;
 }
 
 static void prom_label(FILE *f, const char *s)
@@ -348,8 +381,8 @@ static void prom_who(FILE *f, const struct hwtel_gpu_consumer *c)
 	fputc('"', f);
 }
 
-int hwtel_gpu_format_prom(FILE *f, const struct hwtel_gpu_report *cum,
-			  const struct hwtel_gpu_report *r)
+static int gpu_format_prom_c(FILE *f, const struct hwtel_gpu_report *cum,
+			       const struct hwtel_gpu_report *r)
 {
 	unsigned int i, k;
 
@@ -396,4 +429,16 @@ int hwtel_gpu_format_prom(FILE *f, const struct hwtel_gpu_report *cum,
 	}
 	fprintf(f, "hwtel_gpu_power_pseudowatts{pid=\"total\"} %.6f\n", r->mean_pw);
 	return ferror(f) ? -EIO : 0;
+}
+
+int hwtel_gpu_format_prom(FILE *f, const struct hwtel_gpu_report *cum,
+			  const struct hwtel_gpu_report *r)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = gpu_format_prom_c(f, cum, r);
+	hwtel_numeric_restore(&num);
+	return ret;
 }

@@ -4,6 +4,7 @@
 #define _HWTEL_INTERNAL_H
 
 #include <errno.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,23 @@ void hwtel_clear_error(void);
 /* "<prefix><message>\n" on @f, a diagnostic of a source (nothing if !f) */
 void hwtel_vdiag(FILE *f, const char *prefix, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
+
+/*
+ * Numbers the library writes (JSON, CSV, Prometheus, text reports, capture
+ * headers) and reads (record conditions, capture headers) always use '.',
+ * whatever LC_NUMERIC the program set with setlocale(): between
+ * hwtel_numeric_c() and hwtel_numeric_restore() the calling thread uses
+ * the C locale (uselocale(), per thread: other threads and the program's
+ * global locale are untouched). Nothing changes when the radix is '.'
+ * already.
+ */
+struct hwtel_numeric {
+	locale_t loc, saved;
+};
+void hwtel_numeric_c(struct hwtel_numeric *n);
+void hwtel_numeric_restore(struct hwtel_numeric *n);
+/* strtod() in the C locale's LC_NUMERIC; errno as strtod() left it */
+double hwtel_strtod(const char *s, char **end);
 
 /* Read a whole small file into @buf (NUL terminated, trailing newline
  * stripped). Returns length or negative errno.

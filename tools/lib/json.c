@@ -201,6 +201,7 @@ void hj_str(struct hwtel_json *j, const char *s)
 
 void hj_double(struct hwtel_json *j, double v)
 {
+	struct hwtel_numeric num;
 	char buf[64];
 	int prec;
 
@@ -209,6 +210,8 @@ void hj_double(struct hwtel_json *j, double v)
 		return;
 	}
 	pre_value(j);
+	/* the formats set LC_NUMERIC already; this is for any other caller */
+	hwtel_numeric_c(&num);
 	/*
 	 * Shortest text that reads back exactly, in Python's repr() style:
 	 * positional between 1e-4 and 1e16 ("400.0", "619.2456896551724"),
@@ -227,6 +230,7 @@ void hj_double(struct hwtel_json *j, double v)
 				break;
 		}
 	}
+	hwtel_numeric_restore(&num);
 	fputs(buf, j->f);
 }
 

@@ -263,7 +263,7 @@ static void text_hists(FILE *f, const struct hwtel_pcie_data *d,
 	free(t);
 }
 
-int hwtel_pcie_format_text(FILE *f, const struct hwtel_pcie_data *d, double seconds)
+static int pcie_format_text_c(FILE *f, const struct hwtel_pcie_data *d, double seconds)
 {
 	static const char *const heads[10] = {
 		"Bus", "Used %", "Words %", "MFB stall %", "MVB stall %",
@@ -347,6 +347,17 @@ int hwtel_pcie_format_text(FILE *f, const struct hwtel_pcie_data *d, double seco
 		text_hists(f, d, ep);
 	}
 	return ferror(f) ? -EIO : 0;
+}
+
+int hwtel_pcie_format_text(FILE *f, const struct hwtel_pcie_data *d, double seconds)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = pcie_format_text_c(f, d, seconds);
+	hwtel_numeric_restore(&num);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -533,7 +544,7 @@ static void json_derived(struct hwtel_json *j, const struct hwtel_pcie_data *d,
 	hj_obj_end(j);
 }
 
-int hwtel_pcie_format_json(FILE *f, const struct hwtel_pcie_data *d, double seconds)
+static int pcie_format_json_c(FILE *f, const struct hwtel_pcie_data *d, double seconds)
 {
 	struct hwtel_json j;
 
@@ -560,6 +571,17 @@ int hwtel_pcie_format_json(FILE *f, const struct hwtel_pcie_data *d, double seco
 	hj_obj_end(&j);
 	fputc('\n', f);
 	return ferror(f) ? -EIO : 0;
+}
+
+int hwtel_pcie_format_json(FILE *f, const struct hwtel_pcie_data *d, double seconds)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = pcie_format_json_c(f, d, seconds);
+	hwtel_numeric_restore(&num);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -589,8 +611,8 @@ static void csv_metric(FILE *f, const char *sep, double v, const char *unit,
 	fprintf(f, "%s%s\n", sep, sep);
 }
 
-int hwtel_pcie_format_csv(FILE *f, const struct hwtel_pcie_data *d, double seconds,
-			  const char *sep)
+static int pcie_format_csv_c(FILE *f, const struct hwtel_pcie_data *d, double seconds,
+			       const char *sep)
 {
 	static const char *const fields[] = {
 		"words", "stall", "frames", "mvb_items", "mvb_stall", "items",
@@ -679,6 +701,18 @@ int hwtel_pcie_format_csv(FILE *f, const struct hwtel_pcie_data *d, double secon
 	return ferror(f) ? -EIO : 0;
 }
 
+int hwtel_pcie_format_csv(FILE *f, const struct hwtel_pcie_data *d, double seconds,
+			  const char *sep)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = pcie_format_csv_c(f, d, seconds, sep);
+	hwtel_numeric_restore(&num);
+	return ret;
+}
+
 /* ------------------------------------------------------------------ */
 /* Prometheus textfile                                                */
 /* ------------------------------------------------------------------ */
@@ -709,8 +743,8 @@ static const char *prom_bus(const struct hwtel_pcie_bus *bus, char *buf, size_t 
 	return buf;
 }
 
-int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
-			   const struct hwtel_pcie_data *d, double seconds)
+static int pcie_format_prom_c(FILE *f, const struct hwtel_pcie_data *cum,
+				const struct hwtel_pcie_data *d, double seconds)
 {
 	static const struct { const char *name, *type, *help; } m[] = {
 		{ "hwtel_pcie_clock_cycles_total", "counter", "Elapsed cycles of a probe clock." },
@@ -862,4 +896,16 @@ int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
 		}
 	}
 	return ferror(f) ? -EIO : 0;
+}
+
+int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
+			   const struct hwtel_pcie_data *d, double seconds)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = pcie_format_prom_c(f, cum, d, seconds);
+	hwtel_numeric_restore(&num);
+	return ret;
 }

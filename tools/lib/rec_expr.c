@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "rec.h"
 
 enum nkind { N_NUM, N_VAR, N_NEG, N_NOT, N_ADD, N_SUB, N_MUL, N_DIV,
@@ -177,7 +178,7 @@ static struct node *p_primary(struct parser *ps)
 		double v;
 
 		errno = 0;
-		v = strtod(ps->p, &end);
+		v = hwtel_strtod(ps->p, &end);
 		if (errno || !isfinite(v)) {
 			perr(ps, "bad number");
 			return NULL;
@@ -346,7 +347,7 @@ int rec_parse_duration(const char *s, uint64_t *ns)
 	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	v = strtod(s, &end);
+	v = hwtel_strtod(s, &end);
 	if (errno || !isfinite(v) || v < 0)
 		return -EINVAL;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
@@ -415,7 +416,7 @@ int rec_cond_parse(const char *text, const struct rec_names *names,
 
 		skip(&ps);
 		errno = 0;
-		e->hyst = strtod(ps.p, &end);
+		e->hyst = hwtel_strtod(ps.p, &end);
 		if (end == ps.p || errno || !isfinite(e->hyst) || e->hyst < 0)
 			perr(&ps, "expected a number, 0 or more, after 'hyst'");
 		else

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "rec.h"
 
 struct rec_writer {
@@ -113,6 +114,7 @@ static int wflush(struct rec_writer *w)
 
 int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out)
 {
+	struct hwtel_numeric num;
 	struct rec_writer *w;
 	char *text = NULL;
 	size_t tlen = 0;
@@ -137,9 +139,11 @@ int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out)
 		rec_writer_close(w, false);
 		return -ENOMEM;
 	}
+	hwtel_numeric_c(&num);
 	fprintf(m, "clock %s\nticks_per_second 1000000000\nperiod_ns %llu\ncapacity %u\npre %u\nposition %.6g\nshots %u\ncommand %s\n",
 		h->clock[0] ? h->clock : "ns", (unsigned long long)h->period_ns, h->capacity,
 		h->pre, h->position, h->shots, h->command);
+	hwtel_numeric_restore(&num);
 	for (i = 0; i < h->ntracks; i++)
 		fprintf(m, "track %s\n", h->track[i]);
 	fclose(m);
@@ -332,7 +336,7 @@ static int parse_header(struct rec_capture *c, char *text, char *err, size_t err
 		} else if (!strcmp(line, "pre")) {
 			c->h.pre = (unsigned int)strtoul(v, NULL, 10);
 		} else if (!strcmp(line, "position")) {
-			c->h.position = strtod(v, NULL);
+			c->h.position = hwtel_strtod(v, NULL);
 		} else if (!strcmp(line, "shots")) {
 			c->h.shots = (unsigned int)strtoul(v, NULL, 10);
 		} else if (!strcmp(line, "command")) {

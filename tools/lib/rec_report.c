@@ -398,7 +398,7 @@ static int view_svg(FILE *f, const struct rec_capture *c, const struct rec_view_
 	return ferror(f) ? -EIO : 0;
 }
 
-int rec_view(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
+static int rec_view_c(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
 {
 	switch (o->view) {
 	case REC_VIEW_TEXT:
@@ -413,4 +413,15 @@ int rec_view(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o
 		return view_svg(f, c, o);
 	}
 	return -EINVAL;
+}
+
+int rec_view(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
+{
+	struct hwtel_numeric num;
+	int ret;
+
+	hwtel_numeric_c(&num);
+	ret = rec_view_c(f, c, o);
+	hwtel_numeric_restore(&num);
+	return ret;
 }

@@ -4,7 +4,9 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <langinfo.h>
 #include <limits.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,6 +47,45 @@ void hwtel_vdiag(FILE *f, const char *prefix, const char *fmt, va_list ap)
 	fputs(prefix, f);
 	vfprintf(f, fmt, ap);
 	fputc('\n', f);
+}
+
+void hwtel_numeric_c(struct hwtel_numeric *n)
+{
+	n->loc = (locale_t)0;
+	if (!strcmp(nl_langinfo(RADIXCHAR), "."))
+		return;		/* the common case: nothing to do */
+	/*
+	 * The whole C locale, not the thread's locale with LC_NUMERIC
+	 * replaced: glibc (2.36) returns its static C locale object for
+	 * this, where newlocale() on a duplocale() base allocates and, with
+	 * LOCPATH set, leaks a little at every call.
+	 */
+	n->loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (n->loc)
+		n->saved = uselocale(n->loc);
+}
+
+void hwtel_numeric_restore(struct hwtel_numeric *n)
+{
+	if (!n->loc)
+		return;
+	uselocale(n->saved);
+	freelocale(n->loc);
+	n->loc = (locale_t)0;
+}
+
+double hwtel_strtod(const char *s, char **end)
+{
+	struct hwtel_numeric n;
+	double v;
+	int err;
+
+	hwtel_numeric_c(&n);
+	v = strtod(s, end);
+	err = errno;
+	hwtel_numeric_restore(&n);
+	errno = err;
+	return v;
 }
 
 void hwtel_set_sysfs_root(const char *root)

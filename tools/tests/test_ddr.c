@@ -218,3 +218,31 @@ TEST(ddr_event_descriptions)
 	CHECK(hwtel_ddr_event_desc("ddr_nope") == NULL);
 	CHECK(hwtel_pcie_event_desc("region") != NULL);
 }
+
+/* The same output in a locale with a decimal comma as in C */
+TEST(ddr_formats_locale_independent)
+{
+	static int (*const fmt[])(FILE *, const struct hwtel_ddr_data *, double) = {
+		hwtel_ddr_format_text, json1, csv, prom,
+	};
+	static const char *const name[] = { "text", "json", "csv", "prom" };
+	struct hwtel_ddr_data *d = malloc(sizeof(*d));
+	char *c_out, *out;
+	unsigned int i;
+
+	ddr_sample(d);
+	for (i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
+		unit_setlocale_c();
+		c_out = render(fmt[i], d, 1.5);
+		if (!unit_setlocale_comma()) {
+			free(c_out);
+			break;
+		}
+		out = render(fmt[i], d, 1.5);
+		unit_setlocale_c();
+		unit_same_in_comma_locale(name[i], c_out, out);
+		free(c_out);
+		free(out);
+	}
+	free(d);
+}

@@ -133,3 +133,89 @@ TEST(json_gpu_comm_invalid_utf8)
 		printf("#   got %.300s\n", strstr(out, "\"comm\"") ? strstr(out, "\"comm\"") : out);
 	free(out);
 }
+
+static char *json_double(double v)
+{
+	struct hwtel_json j;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	hj_init(&j, f);
+	hj_double(&j, v);
+	fclose(f);
+	return out;
+}
+
+static char *gpu_render(int which, const struct hwtel_gpu_report *r)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	if (which == 0)
+		CHECK_EQ(hwtel_gpu_format_json(f, r), 0);
+	else if (which == 1)
+		CHECK_EQ(hwtel_gpu_format_csv(f, r, ";"), 0);
+	else if (which == 2)
+		CHECK_EQ(hwtel_gpu_format_prom(f, r, r), 0);
+	else
+		CHECK_EQ(hwtel_gpu_format_text(f, r), 0);
+	fclose(f);
+	return out;
+}
+
+/* Numbers have a '.' whatever LC_NUMERIC the program set */
+TEST(json_numbers_locale_independent)
+{
+	static const char *const name[] = { "json", "csv", "prom", "text" };
+	struct hwtel_gpu_consumer c;
+	struct hwtel_gpu_report r;
+	char *c_out, *out;
+	int i;
+
+	if (!unit_setlocale_comma())
+		return;
+	out = json_double(1.5);
+	CHECK_STR(out, "1.5");
+	free(out);
+	out = json_double(619.2456896551724);
+	CHECK_STR(out, "619.2456896551724");
+	free(out);
+	out = json_double(2.5e-7);
+	CHECK_STR(out, "2.5e-07");
+	free(out);
+	unit_setlocale_c();
+
+	memset(&r, 0, sizeof(r));
+	memset(&c, 0, sizeof(c));
+	c.pid = 7;
+	strcpy(c.comm, "app");
+	c.busy_ns[0] = 1500000;
+	c.busy_total_ns = 1500000;
+	c.energy_pj = 2.25;
+	c.mean_pw = 1.5;
+	c.share = 0.75;
+	r.consumers = &c;
+	r.nconsumers = 1;
+	r.seconds = 1.5;
+	r.t1_ns = 1500000000;
+	r.mean_pw = 2.0 / 3;
+	r.energy_pj = 3;
+	for (i = 0; i < 4; i++) {
+		c_out = gpu_render(i, &r);
+		if (!unit_setlocale_comma()) {
+			free(c_out);
+			break;
+		}
+		out = gpu_render(i, &r);
+		unit_setlocale_c();
+		unit_same_in_comma_locale(name[i], c_out, out);
+		free(c_out);
+		free(out);
+	}
+}

@@ -599,3 +599,35 @@ TEST(pcie_data_copy_only_used_endpoints)
 	free(a);
 	free(b);
 }
+
+/*
+ * Every format is the same in a program that set a locale with a decimal
+ * comma (setlocale(LC_ALL, "")) as in the C locale: JSON, CSV and the
+ * Prometheus exposition format all require '.'.
+ */
+TEST(pcie_formats_locale_independent)
+{
+	static int (*const fmt[])(FILE *, const struct hwtel_pcie_data *, double) = {
+		hwtel_pcie_format_text, hwtel_pcie_format_json, csv_tab, prom,
+	};
+	static const char *const name[] = { "text", "json", "csv", "prom" };
+	struct hwtel_pcie_data *d = new_data();
+	char *c_out, *out;
+	unsigned int i;
+
+	seed_data(d);
+	for (i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
+		unit_setlocale_c();
+		c_out = render(fmt[i], d, 1.5);
+		if (!unit_setlocale_comma()) {
+			free(c_out);
+			break;
+		}
+		out = render(fmt[i], d, 1.5);
+		unit_setlocale_c();
+		unit_same_in_comma_locale(name[i], c_out, out);
+		free(c_out);
+		free(out);
+	}
+	free(d);
+}

@@ -800,3 +800,69 @@ TEST(rec_report_output_targets)
 	unlink(real);
 	CHECK_EQ(rmdir(dir), 0);	/* no temporary file left behind */
 }
+
+/*
+ * The record grammar, the capture header and the views read and write '.'
+ * whatever LC_NUMERIC the program set.
+ */
+TEST(rec_locale_independent)
+{
+	static const char *const name[] = { "text", "csv", "json", "trace", "svg" };
+	const char *path = "/tmp/hwtel-unit-rec-locale.cap";
+	static const char *const TR[] = { "x" };
+	char (*tracks)[REC_NAME_MAX] = calloc(1, REC_NAME_MAX);
+	struct rec_header h = { .period_ns = 1000000, .capacity = 8, .shots = 1,
+				.position = 12.5, .clock = "ns", .command = "unit",
+				.ntracks = 1 };
+	unsigned int pushed, v;
+	unsigned char *buf;
+	struct rec_capture c;
+	struct rec_writer *w;
+	char err[200];
+	size_t len;
+	int fd;
+
+	snprintf(tracks[0], REC_NAME_MAX, "%s", TR[0]);
+	h.track = tracks;
+	if (!unit_setlocale_comma()) {
+		free(tracks);
+		return;
+	}
+	CHECK_NEAR(val("2.5k + 0.25", 0, 0, 0), 2500.25, 0);
+	CHECK_NEAR(val("x > 1.5", 1.75, 0, 0), 1, 0);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK_EQ(rec_writer_open(fd, &h, &w), 0);
+	CHECK_EQ(rec_writer_close(w, true), 0);
+	unit_setlocale_c();
+	CHECK_EQ(rec_read(path, &c, err, sizeof(err)), 0);
+	CHECK_NEAR(c.h.position, 12.5, 0);
+	rec_capture_free(&c);
+	unlink(path);
+	free(tracks);
+
+	buf = record_file(&len, &pushed);
+	CHECK_EQ(rec_read_mem(buf, len, &c, err, sizeof(err)), 0);
+	for (v = 0; v < 5; v++) {
+		struct rec_view_opts o = { .view = (enum rec_view)v, .context = 5, .shot = -1 };
+		char *c_out = NULL, *out = NULL;
+		size_t n;
+		FILE *f;
+
+		f = open_memstream(&c_out, &n);
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+		fclose(f);
+		if (!unit_setlocale_comma()) {
+			free(c_out);
+			break;
+		}
+		f = open_memstream(&out, &n);
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+		fclose(f);
+		unit_setlocale_c();
+		unit_same_in_comma_locale(name[v], c_out, out);
+		free(c_out);
+		free(out);
+	}
+	rec_capture_free(&c);
+	free(buf);
+}

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* TAP runner of the host unit tests. */
+#include <locale.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "unit.h"
 
@@ -82,6 +84,80 @@ bool unit_golden(const char *got, const char *path, bool updatable)
 	}
 	free(want);
 	return ok;
+}
+
+static char comma_dir[] = "/tmp/hwtel-unit-locale.XXXXXX";
+static bool comma_built;
+
+static void comma_cleanup(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", comma_dir);
+	if (system(cmd))
+		printf("#   cannot remove %s\n", comma_dir);
+}
+
+/*
+ * Switch the whole process to a locale whose decimal separator is a comma.
+ * An installed one if there is one, else de_DE.UTF-8 built by localedef(1)
+ * into a scratch directory named by LOCPATH. Never skips: when neither
+ * works the failure says why and counts against the calling test.
+ */
+bool unit_setlocale_comma(void)
+{
+	static const char *const installed[] = {
+		"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8",
+	};
+	char cmd[256];
+	unsigned int i;
+
+	for (i = 0; !comma_built && i < sizeof(installed) / sizeof(installed[0]); i++)
+		if (setlocale(LC_ALL, installed[i]) && localeconv()->decimal_point[0] == ',')
+			return true;
+	if (!comma_built) {
+		if (!mkdtemp(comma_dir)) {
+			printf("#   comma locale: cannot create %s\n", comma_dir);
+			unit_failed++;
+			return false;
+		}
+		atexit(comma_cleanup);
+		comma_built = true;
+		snprintf(cmd, sizeof(cmd), "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1",
+			 comma_dir);
+		if (system(cmd))
+			printf("#   comma locale: '%s' failed\n", cmd);
+		setenv("LOCPATH", comma_dir, 1);
+	}
+	if (!setlocale(LC_ALL, "de_DE.UTF-8") || localeconv()->decimal_point[0] != ',') {
+		printf("#   comma locale: none installed and none built in %s: this test needs\n"
+		       "#   localedef and /usr/share/i18n/locales/de_DE (Debian: package locales)\n",
+		       comma_dir);
+		setlocale(LC_ALL, "C");
+		unit_failed++;
+		return false;
+	}
+	return true;
+}
+
+void unit_setlocale_c(void)
+{
+	setlocale(LC_ALL, "C");
+}
+
+void unit_same_in_comma_locale(const char *what, const char *c_out, const char *out)
+{
+	const char *a = c_out ? c_out : "", *b = out ? out : "";
+
+	if (c_out && out && !strcmp(c_out, out))
+		return;
+	while (*a && *a == *b)
+		a++, b++;
+	while (a > c_out && a[-1] != '\n')
+		a--, b--;
+	printf("#   %s differs in the comma locale: \"%.*s\", in C \"%.*s\"\n", what,
+	       (int)strcspn(b, "\n"), b, (int)strcspn(a, "\n"), a);
+	unit_failed++;
 }
 
 int main(void)

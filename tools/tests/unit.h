@@ -77,5 +77,16 @@ char *unit_slurp(const char *path, size_t *len);
  * (only for goldens that are ours, never the seed's).
  */
 bool unit_golden(const char *got, const char *path, bool updatable);
+/* setlocale(LC_ALL, ...) to a locale with a decimal comma (built with
+ * localedef in a scratch directory if none is installed); false, with the
+ * reason printed and the test failed, when there is none. Back with
+ * unit_setlocale_c().
+ */
+bool unit_setlocale_comma(void);
+void unit_setlocale_c(void);
+/* fail with the first differing line unless @out (rendered in the comma
+ * locale) equals @c_out (rendered in C)
+ */
+void unit_same_in_comma_locale(const char *what, const char *c_out, const char *out);
 
 #endif
