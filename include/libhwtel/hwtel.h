@@ -49,8 +49,9 @@ extern "C" {
  */
 const char *hwtel_last_error(void);
 
-/* Root of sysfs (default "/sys", or $HWTEL_SYSFS); tests point it at a
- * fixture tree. The string is copied.
+/* Root of sysfs (default "/sys", or $HWTEL_SYSFS, which is ignored in a
+ * setuid, setgid or file-capability program: secure_getenv()); tests point
+ * it at a fixture tree. The string is copied.
  */
 void hwtel_set_sysfs_root(const char *root);
 const char *hwtel_sysfs_root(void);

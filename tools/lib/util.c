@@ -99,7 +99,10 @@ const char *hwtel_sysfs_root(void)
 
 	if (sysfs_root[0])
 		return sysfs_root;
-	env = getenv("HWTEL_SYSFS");
+	/* not in a setuid, setgid or setcap program: its caller's environment
+	 * must not choose the files it trusts
+	 */
+	env = secure_getenv("HWTEL_SYSFS");
 	return env && env[0] ? env : "/sys";
 }
 

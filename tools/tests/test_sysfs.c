@@ -390,3 +390,78 @@ TEST(last_error_not_stale)
 	CHECK_EQ(hwtel_format_parse("k", "config:0-7", &(struct hwtel_format){ 0 }), 0);
 	CHECK_STR(hwtel_last_error(), "");
 }
+
+/*
+ * $HWTEL_SYSFS. The test runs a copy of this binary, which prints the root
+ * and exits from the constructor below before any test runs.
+ */
+__attribute__((constructor)) static void sysfs_root_child(void)
+{
+	if (!getenv("HWTEL_UNIT_PRINT_SYSFS"))
+		return;
+	printf("%s\n", hwtel_sysfs_root());
+	fflush(stdout);
+	_exit(0);
+}
+
+/* hwtel_sysfs_root() as @exe prints it with HWTEL_SYSFS=@root */
+static bool child_root(const char *exe, const char *root, char *out, size_t size)
+{
+	char cmd[512];
+	FILE *p;
+	bool ok;
+
+	snprintf(cmd, sizeof(cmd), "ASAN_OPTIONS=detect_leaks=0 HWTEL_UNIT_PRINT_SYSFS=1 "
+		 "HWTEL_SYSFS=%s %s", root, exe);
+	p = popen(cmd, "r");
+	if (!p)
+		return false;
+	ok = fgets(out, (int)size, p) != NULL;
+	ok = pclose(p) == 0 && ok;
+	out[strcspn(out, "\n")] = '\0';
+	return ok;
+}
+
+/*
+ * An ordinary process is pointed at another tree by HWTEL_SYSFS; a setgid
+ * one (AT_SECURE, as setuid, setgid and file capabilities make it) is not.
+ * The setgid half needs a group other than our real one to give the copy:
+ * root has any, others one of their supplementary groups; without one it
+ * is skipped, and says so.
+ */
+TEST(sysfs_env_root)
+{
+	char dir[] = "/tmp/hwtel-unit-sgid.XXXXXX", self[32], exe[64], cmd[200], out[256];
+	gid_t groups[64], gid = (gid_t)-1;
+	int n, i;
+
+	/* (a shell's /proc/self would be its own) */
+	snprintf(self, sizeof(self), "/proc/%d/exe", (int)getpid());
+	CHECK(child_root(self, "/tmp/hwtel-unit-sysfs", out, sizeof(out)));
+	CHECK_STR(out, "/tmp/hwtel-unit-sysfs");
+	CHECK(child_root(self, "\"\"", out, sizeof(out)));
+	CHECK_STR(out, "/sys");
+
+	if (geteuid() == 0) {
+		gid = getgid() == 65534 ? 65533 : 65534;
+	} else {
+		n = getgroups(64, groups);
+		for (i = 0; i < n; i++)
+			if (groups[i] != getgid())
+				gid = groups[i];
+	}
+	if (gid == (gid_t)-1) {
+		printf("#   skipped the setgid half: no group other than the real one\n");
+		return;
+	}
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(exe, sizeof(exe), "%s/unit-tests", dir);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", self, exe);
+	CHECK_EQ(system(cmd), 0);
+	CHECK_EQ(chown(exe, (uid_t)-1, gid), 0);
+	CHECK_EQ(chmod(exe, 02755), 0);
+	CHECK(child_root(exe, "/tmp/hwtel-unit-sysfs", out, sizeof(out)));
+	CHECK_STR(out, "/sys");
+	unlink(exe);
+	rmdir(dir);
+}
