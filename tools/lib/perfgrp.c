@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -53,17 +54,22 @@ static int silent(enum libperf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
+/* libperf's globals (its print function, the page size), set once for all
+ * threads
+ */
+static void libperf_once(void)
+{
+	libperf_init(silent);
+}
+
 struct hwtel_group *hwtel_group_new(const struct hwtel_pmu *pmu, bool pinned)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct hwtel_group *g = calloc(1, sizeof(*g));
-	static bool init;
 
 	if (!g)
 		return NULL;
-	if (!init) {
-		libperf_init(silent);
-		init = true;
-	}
+	pthread_once(&once, libperf_once);
 	g->pmu = pmu;
 	g->pinned = pinned;
 	g->leader_fd = -1;
