@@ -84,6 +84,16 @@ int hwtel_nl_clear(struct hwtel_nl *nl, const char *dev, unsigned int what);
 int hwtel_nl_attach(struct hwtel_nl *nl, const char *pci_addr, unsigned int bar,
 		    uint64_t offset, uint64_t size, char *name, size_t name_size);
 int hwtel_nl_detach(struct hwtel_nl *nl, const char *name);
+/*
+ * One EP_GET or TOTALS_GET reply message parsed as a request's receive path
+ * does (for the unit tests): 0 or a negative errno; @kmsg (of
+ * HWTEL_NL_KMSG_LEN) gets the reason when there is one.
+ */
+#define HWTEL_NL_KMSG_LEN 128
+struct nl_msg;
+int hwtel_nl_parse_ep_msg(struct nl_msg *msg, struct hwtel_pcie_data *d, char *kmsg);
+int hwtel_nl_parse_totals_msg(struct nl_msg *msg, const char *dev, uint64_t *totals,
+			      unsigned int n, unsigned int *used, char *kmsg);
 
 /* pcie_data.c */
 const char *hwtel_pcie_bus_tag(enum hwtel_bus_kind k);

@@ -18,7 +18,7 @@
 
 #include "internal.h"
 
-#define KMSG_LEN 128
+#define KMSG_LEN HWTEL_NL_KMSG_LEN
 
 struct hwtel_nl {
 	struct nl_sock *sock;
@@ -100,22 +100,119 @@ void hwtel_nl_close(struct hwtel_nl *nl)
 	free(nl);
 }
 
+/*
+ * Reply attributes as include/uapi/linux/ndk_pcie_tlm.h and the YNL spec
+ * (Documentation/netlink/specs/ndk_pcie_tlm.yaml) define them: fixed-size
+ * types exactly their size, strings NUL terminated within their maximum.
+ * libnl's nla_parse() then refuses an attribute that a broken or hostile
+ * module sent shorter (nla_get_u32() of a 1-byte attribute would read
+ * past it), and nla_get_string() never runs off an unterminated string.
+ * Attributes not listed (PAD, unknown types of a newer module) are not
+ * checked and not read.
+ */
+#define P_U8	{ .type = NLA_U8, .maxlen = sizeof(uint8_t) }
+#define P_U32	{ .type = NLA_U32, .maxlen = sizeof(uint32_t) }
+#define P_U64	{ .type = NLA_U64, .maxlen = sizeof(uint64_t) }
+/* libnl's maxlen of a string counts the NUL, as the UAPI's maxima do */
+#define P_STR(max)	{ .type = NLA_STRING, .maxlen = (max) }
+
+static const struct nla_policy dev_policy[NDK_PCIE_TLM_A_MAX + 1] = {
+	[NDK_PCIE_TLM_A_DEV_NAME]	= P_STR(NDK_PCIE_TLM_DEV_NAME_MAX),
+	[NDK_PCIE_TLM_A_BASE]		= P_U64,
+	[NDK_PCIE_TLM_A_PMU_TYPE]	= P_U32,
+	[NDK_PCIE_TLM_A_CPU]		= P_U32,
+	[NDK_PCIE_TLM_A_VERSION_MAJOR]	= P_U32,
+	[NDK_PCIE_TLM_A_VERSION_MINOR]	= P_U32,
+	[NDK_PCIE_TLM_A_ENDPOINTS]	= P_U32,
+	[NDK_PCIE_TLM_A_DMA_PORTS]	= P_U32,
+	[NDK_PCIE_TLM_A_PROBES]		= P_U32,
+	[NDK_PCIE_TLM_A_ENTRIES]	= P_U32,
+	[NDK_PCIE_TLM_A_CNT_WIDTH]	= P_U32,
+	[NDK_PCIE_TLM_A_COUNTERS_PER_EP] = P_U32,
+	[NDK_PCIE_TLM_A_PCIE_CHANNELS]	= P_U32,
+	[NDK_PCIE_TLM_A_PCIE_BUSES]	= P_U32,
+	[NDK_PCIE_TLM_A_PCIE_REGIONS]	= P_U32,
+	[NDK_PCIE_TLM_A_BRAKE_CHANNELS]	= P_U32,
+	[NDK_PCIE_TLM_A_DMA_CHANNELS]	= P_U32,
+	[NDK_PCIE_TLM_A_DMA_BUSES]	= P_U32,
+	[NDK_PCIE_TLM_A_DMA_REGIONS]	= P_U32,
+	[NDK_PCIE_TLM_A_REGIONS_RQ]	= P_U32,
+	[NDK_PCIE_TLM_A_REGIONS_RC]	= P_U32,
+	[NDK_PCIE_TLM_A_REGIONS_UP]	= P_U32,
+	[NDK_PCIE_TLM_A_REGIONS_DOWN]	= P_U32,
+	[NDK_PCIE_TLM_A_BYTES_RQ]	= P_U32,
+	[NDK_PCIE_TLM_A_BYTES_RC]	= P_U32,
+	[NDK_PCIE_TLM_A_BYTES_UP]	= P_U32,
+	[NDK_PCIE_TLM_A_BYTES_DOWN]	= P_U32,
+	[NDK_PCIE_TLM_A_ITEM_BYTES]	= P_U32,
+	[NDK_PCIE_TLM_A_HIST_BANDS]	= P_U32,
+	[NDK_PCIE_TLM_A_HIST_PCIE]	= P_U32,
+	[NDK_PCIE_TLM_A_HIST_DMA]	= P_U32,
+	[NDK_PCIE_TLM_A_TAG_CAPACITY]	= P_U32,
+	[NDK_PCIE_TLM_A_STFIFO_CAPACITY] = P_U32,
+	[NDK_PCIE_TLM_A_DRAIN_PERIOD]	= P_U32,
+	[NDK_PCIE_TLM_A_ENTRIES_USED]	= P_U32,
+	[NDK_PCIE_TLM_A_FLAGS]		= P_U32,
+	[NDK_PCIE_TLM_A_LOST_DELTA]	= P_U8,
+	[NDK_PCIE_TLM_A_READOUT_OVERRUN] = P_U8,
+	[NDK_PCIE_TLM_A_NEW_FLAGS]	= P_U32,
+	[NDK_PCIE_TLM_A_EP]		= P_U32,
+	[NDK_PCIE_TLM_A_EPS]		= { .type = NLA_NESTED },
+	[NDK_PCIE_TLM_A_TOTALS]		= { .type = NLA_NESTED },
+	[NDK_PCIE_TLM_A_TIMESTAMP_NS]	= P_U64,
+	[NDK_PCIE_TLM_A_CLEAR]		= P_U32,
+	[NDK_PCIE_TLM_A_POLL_NS]	= P_U64,
+	[NDK_PCIE_TLM_A_PCI_ADDR]	= P_STR(NDK_PCIE_TLM_PCI_ADDR_MAX),
+	[NDK_PCIE_TLM_A_BAR]		= P_U32,
+	[NDK_PCIE_TLM_A_WIN_OFFSET]	= P_U64,
+	[NDK_PCIE_TLM_A_WIN_SIZE]	= P_U64,
+};
+
+static const struct nla_policy ep_policy[NDK_PCIE_TLM_EP_A_MAX + 1] = {
+	[NDK_PCIE_TLM_EP_A_ID]			= P_U32,
+	[NDK_PCIE_TLM_EP_A_STATUS_RAW]		= P_U32,
+	[NDK_PCIE_TLM_EP_A_LINK_UP]		= P_U8,
+	[NDK_PCIE_TLM_EP_A_MPS]			= P_U32,
+	[NDK_PCIE_TLM_EP_A_MRRS]		= P_U32,
+	[NDK_PCIE_TLM_EP_A_EXT_TAG]		= P_U8,
+	[NDK_PCIE_TLM_EP_A_TAG10]		= P_U8,
+	[NDK_PCIE_TLM_EP_A_RCB]			= P_U32,
+	[NDK_PCIE_TLM_EP_A_TAGS_FREE]		= P_U32,
+	[NDK_PCIE_TLM_EP_A_TAGS_LOWEST]		= P_U32,
+	[NDK_PCIE_TLM_EP_A_STFIFO_FREE]		= P_U32,
+	[NDK_PCIE_TLM_EP_A_STFIFO_LOWEST]	= P_U32,
+};
+
+/* -EBADMSG and the reason, in the kernel message's place */
+static int malformed(struct req_ctx *c)
+{
+	if (c->kmsg && !c->kmsg[0])
+		snprintf(c->kmsg, KMSG_LEN, "%s", "malformed reply: an attribute of the "
+			 "wrong size or an unterminated string");
+	return -EBADMSG;
+}
+
 static int cb_valid(struct nl_msg *msg, void *arg)
 {
 	struct req_ctx *c = arg;
 	struct nlattr *tb[NDK_PCIE_TLM_A_MAX + 1];
-	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlmsghdr *h = nlmsg_hdr(msg);
 	int ret;
 
-	ret = nla_parse(tb, NDK_PCIE_TLM_A_MAX, genlmsg_attrdata(gh, 0),
-			genlmsg_attrlen(gh, 0), NULL);
+	if (!genlmsg_valid_hdr(h, 0)) {
+		c->err = malformed(c);
+		return NL_SKIP;
+	}
+	ret = genlmsg_parse(h, 0, tb, NDK_PCIE_TLM_A_MAX, dev_policy);
 	if (ret < 0) {
-		c->err = -EINVAL;
+		c->err = malformed(c);
 		return NL_SKIP;
 	}
 	c->got = true;
 	if (c->parse && !c->err) {
 		ret = c->parse(tb, c->arg);
+		if (ret == -EBADMSG)
+			ret = malformed(c);
 		if (ret < 0)
 			c->err = ret;
 	}
@@ -299,8 +396,8 @@ static int parse_ep(struct nlattr **tb, void *arg)
 		struct hwtel_pcie_ep *ep;
 		unsigned int id = (unsigned int)nla_type(nest);
 
-		if (nla_parse_nested(e, NDK_PCIE_TLM_EP_A_MAX, nest, NULL) < 0)
-			return -EINVAL;
+		if (nla_parse_nested(e, NDK_PCIE_TLM_EP_A_MAX, nest, ep_policy) < 0)
+			return -EBADMSG;
 		if (e[NDK_PCIE_TLM_EP_A_ID])
 			id = nla_get_u32(e[NDK_PCIE_TLM_EP_A_ID]);
 		if (id >= d->nendpoints)
@@ -364,7 +461,7 @@ static int parse_totals(struct nlattr **tb, void *arg)
 		if (type == NDK_PCIE_TLM_TOTALS_PAD)
 			continue;
 		if (nla_len(a) != 8)
-			return -EINVAL;
+			return -EBADMSG;
 		if (type < t->n)
 			t->totals[type] = nla_get_u64(a);
 		t->got++;
@@ -487,4 +584,32 @@ int hwtel_nl_attach(struct hwtel_nl *nl, const char *pci_addr, unsigned int bar,
 int hwtel_nl_detach(struct hwtel_nl *nl, const char *name)
 {
 	return request(nl, NDK_PCIE_TLM_CMD_DETACH, name, NULL, NULL, NULL, NULL);
+}
+
+/* One reply message through the receive path (unit tests) */
+static int parse_one(struct nl_msg *msg, int (*parse)(struct nlattr **tb, void *arg), void *arg,
+		     char *kmsg)
+{
+	struct req_ctx c = { .parse = parse, .arg = arg, .kmsg = kmsg };
+
+	kmsg[0] = '\0';
+	cb_valid(msg, &c);
+	if (c.err)
+		return c.err;
+	return c.got ? 0 : -EIO;
+}
+
+int hwtel_nl_parse_ep_msg(struct nl_msg *msg, struct hwtel_pcie_data *d, char *kmsg)
+{
+	return parse_one(msg, parse_ep, d, kmsg);
+}
+
+int hwtel_nl_parse_totals_msg(struct nl_msg *msg, const char *dev, uint64_t *totals,
+			      unsigned int n, unsigned int *used, char *kmsg)
+{
+	struct totals_ctx t = { .dev = dev, .totals = totals, .n = n };
+	int ret = parse_one(msg, parse_totals, &t, kmsg);
+
+	*used = t.used;
+	return ret;
 }
