@@ -183,6 +183,7 @@ tools: linux-src
 
 unit: tools
 	$(MAKE) -C tools unit
+	$(MAKE) -C tools tsan
 
 vmtest: lab-modules tools
 	selftests/run_vm_tests
