@@ -425,16 +425,96 @@ static int csv_end(const struct hwtel_opts *o, struct csv_out *c, uint64_t elaps
 	return ret;
 }
 
+int hwtel_json_line(FILE *out, const char *text, size_t len, const double *interval)
+{
+	bool str = false, esc = false, head = interval != NULL;
+	char prev = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (str) {
+			if (esc)
+				esc = false;
+			else if (c == '\\')
+				esc = true;
+			else if (c == '"')
+				str = false;
+		} else if (c == '"') {
+			str = true;
+		} else if (c == '\n') {
+			/* a line break and its indentation; ", " after a comma */
+			while (i + 1 < len && text[i + 1] == ' ')
+				i++;
+			if (prev == ',')
+				fputc(' ', out);
+			prev = ' ';
+			continue;
+		}
+		fputc(c, out);
+		prev = c;
+		if (head && c == '{') {
+			fprintf(out, "\"interval\": %.9f, ", *interval);
+			head = false;
+		}
+	}
+	fputc('\n', out);
+	return ferror(out) ? -EIO : 0;
+}
+
+/*
+ * -j: the reference tool's indented documents as nfb-pcie-telemetry, else
+ * one object per line (JSON Lines under -w), as perf stat -j.
+ */
+struct json_out {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static int json_begin(const struct hwtel_opts *o, struct json_out *j)
+{
+	j->buf = NULL;
+	j->len = 0;
+	j->f = stdout;
+	if (!o->compat) {
+		j->f = open_memstream(&j->buf, &j->len);
+		if (!j->f)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int json_end(const struct hwtel_opts *o, struct json_out *j, uint64_t elapsed_ns,
+		    int ret)
+{
+	double t = (double)elapsed_ns / 1e9;
+
+	if (j->f == stdout)
+		return ret;
+	if (fclose(j->f) && !ret)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = hwtel_json_line(stdout, j->buf, j->len, o->watch ? &t : NULL);
+	free(j->buf);
+	return ret;
+}
+
 static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data *d,
 		       const struct hwtel_pcie_data *cum, double seconds, uint64_t elapsed_ns,
 		       bool more)
 {
+	struct json_out j;
 	struct csv_out c;
 	int ret = 0;
 
 	if (!o->quiet) {
 		if (o->json) {
-			ret = hwtel_pcie_format_json(stdout, d, seconds);
+			ret = json_begin(o, &j);
+			if (!ret)
+				ret = json_end(o, &j, elapsed_ns,
+					       hwtel_pcie_format_json(j.f, d, seconds));
 		} else if (o->csv_sep) {
 			ret = csv_begin(o, &c);
 			if (!ret)
@@ -443,7 +523,8 @@ static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data 
 		} else {
 			ret = hwtel_pcie_format_text(stdout, d, seconds);
 		}
-		if (more && !o->csv_sep)
+		/* a blank line between reports, not between CSV rows or JSON lines */
+		if (more && !o->csv_sep && !(o->json && !o->compat))
 			fputc('\n', stdout);
 		if (fflush(stdout) && !ret)
 			ret = -EIO;
@@ -576,13 +657,17 @@ static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
 		      struct hwtel_ddr_data *cum, unsigned int n, double seconds,
 		      uint64_t elapsed_ns, bool more)
 {
+	struct json_out j;
 	struct csv_out c;
 	unsigned int k;
 	int ret = 0;
 
 	if (!o->quiet) {
 		if (o->json) {
-			ret = hwtel_ddr_format_json(stdout, d, n, seconds);
+			ret = json_begin(o, &j);
+			if (!ret)
+				ret = json_end(o, &j, elapsed_ns,
+					       hwtel_ddr_format_json(j.f, d, n, seconds));
 		} else if (o->csv_sep) {
 			ret = csv_begin(o, &c);
 			if (!ret) {
@@ -597,7 +682,8 @@ static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
 				ret = hwtel_ddr_format_text(stdout, &d[k], seconds);
 			}
 		}
-		if (more && !o->csv_sep)
+		/* a blank line between reports, not between CSV rows or JSON lines */
+		if (more && !o->csv_sep && !(o->json && !o->compat))
 			fputc('\n', stdout);
 		if (fflush(stdout) && !ret)
 			ret = -EIO;

@@ -52,6 +52,13 @@ int hwtel_report_main(int argc, char **argv);
 
 /* hwtel nfb (cli_nfb.c); argv[0] is "nfb" */
 int hwtel_nfb_main(int argc, char **argv);
+/*
+ * Write the JSON document @text (the library's indented layout) to @out as
+ * one line, as perf stat -j prints one object per line; with @interval, a
+ * first key "interval" (seconds since the start, as perf stat -I -j).
+ * 0, or -EIO when @out has an error.
+ */
+int hwtel_json_line(FILE *out, const char *text, size_t len, const double *interval);
 /* Map a negative errno of libhwtel to an exit status. */
 int hwtel_exit_status(int err);
 

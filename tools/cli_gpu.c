@@ -342,15 +342,29 @@ static int gpu_output(const struct gpu_opts *o, const struct hwtel_gpu_report *c
 	int ret = 0;
 
 	if (!o->quiet) {
-		if (o->json)
-			ret = hwtel_gpu_format_json(stdout, r);
-		else if (o->csv_sep)
+		if (o->json) {
+			/* one object per line, as hwtel pcie -j and perf stat -j */
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+
+			if (!f)
+				return -ENOMEM;
+			ret = hwtel_gpu_format_json(f, r);
+			if (fclose(f) && !ret)
+				ret = -ENOMEM;
+			if (!ret)
+				ret = hwtel_json_line(stdout, buf, len, NULL);
+			free(buf);
+		} else if (o->csv_sep) {
 			ret = hwtel_gpu_format_csv(stdout, r, o->csv_sep);
-		else
+		} else {
 			ret = hwtel_gpu_format_text(stdout, r);
-		if (more && !o->csv_sep)
+		}
+		if (more && !o->csv_sep && !o->json)
 			fputc('\n', stdout);
-		fflush(stdout);
+		if (fflush(stdout) && !ret)
+			ret = -EIO;
 	}
 	if (!ret && o->prom_file) {
 		char *buf = NULL;

@@ -59,7 +59,7 @@ for (g1, g2), (w1, w2) in zip(rates(got), rates(want)):
 
 # --- 4-5: JSON of a live interval ----------------------------------------
 "$HW" pcie -t 0.5 -j > "$T/seed.json"
-tap_eq "hwtel pcie -j exits 0" "0" "$?"
+tap_eq "hwtel pcie -j exits 0, one line" "0 1" "$? $(wc -l < "$T/seed.json")"
 tap_check "-j parses and follows the schema" python3 "$CHECK_JSON" pcie "$T/seed.json"
 
 # --- 6-9: exact totals and clearing (idle profile: nothing moves) --------
@@ -165,19 +165,17 @@ wait_for "$T/wj.txt" '"seconds"' 2 30
 kill -TERM $pid
 wait $pid
 rc=$?
-tool_py "JSON watch exits 0 on SIGTERM; every document parses" '
+# JSON Lines, as perf stat -I -j: one object per line, the interval's end
+# time (seconds since the start) first
+tool_py "JSON watch exits 0 on SIGTERM; one object per line, interval first" '
 import json, sys
-rc, text = sys.argv[2], open(sys.argv[1]).read()
+rc, lines = sys.argv[2], open(sys.argv[1]).read().splitlines()
 assert rc == "0", f"exit {rc}"
-docs, dec, i = [], json.JSONDecoder(), 0
-while True:
-    while i < len(text) and text[i].isspace():
-        i += 1
-    if i >= len(text):
-        break
-    d, i = dec.raw_decode(text, i)
-    docs.append(d)
+docs = [json.loads(l) for l in lines]
 assert len(docs) >= 2 and all(0.29 <= d["seconds"] <= 3 for d in docs), [d["seconds"] for d in docs]
+assert all(next(iter(d)) == "interval" for d in docs), [list(d)[:2] for d in docs]
+t = [d["interval"] for d in docs]
+assert all(b > a for a, b in zip(t, t[1:])) and t[0] >= 0.29, t
 ' "$T/wj.txt" "$rc"
 
 # a single interval cut short by SIGINT prints what it counted, exit 0

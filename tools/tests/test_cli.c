@@ -248,3 +248,26 @@ TEST(cli_list_fixtures)
 	CHECK(strstr(outbuf, "  ddr_dif_rd_data_access         event=0x09                 DFI cycles carrying read data\n") != NULL);
 	CHECK(strstr(outbuf, "hwtel_fmt_test") == NULL);
 }
+
+/*
+ * -j outside the reference tool's mode: one object per line (JSON Lines),
+ * strings untouched (a newline in a value is "\n" in JSON, spaces and
+ * escaped quotes inside stay), and under -w the interval time first.
+ */
+TEST(cli_json_one_line)
+{
+	static const char doc[] = "{\n    \"seconds\": 1.0,\n    \"data\": [\n        {\n"
+		"            \"pmu\": \"a b\\\" \\n  x\",\n            \"v\": []\n        }\n"
+		"    ],\n    \"e\": {}\n}\n";
+	char buf[512] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	double t = 2.5;
+
+	CHECK_EQ(hwtel_json_line(f, doc, strlen(doc), NULL), 0);
+	CHECK_EQ(hwtel_json_line(f, doc, strlen(doc), &t), 0);
+	fclose(f);
+	/* the separators of Python's json.dumps() without indent */
+	CHECK_STR(buf, "{\"seconds\": 1.0, \"data\": [{\"pmu\": \"a b\\\" \\n  x\", \"v\": []}], \"e\": {}}\n"
+		  "{\"interval\": 2.500000000, \"seconds\": 1.0, \"data\": [{\"pmu\": \"a b\\\" \\n  x\", "
+		  "\"v\": []}], \"e\": {}}\n");
+}
