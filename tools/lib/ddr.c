@@ -701,21 +701,33 @@ int hwtel_ddr_format_json(FILE *f, const struct hwtel_ddr_data *d, unsigned int 
 	return ret;
 }
 
+/* a percentage as perf stat -x prints it */
+static const char *fixed_pct_s(char *buf, size_t size, double pct)
+{
+	snprintf(buf, size, "%.2f", pct);
+	return buf;
+}
+
 static int ddr_format_csv_c(FILE *f, const struct hwtel_ddr_data *d, double seconds,
 			      const char *sep)
 {
 	double fixed_pct = d->fixed_enabled ?
 		100.0 * (double)d->fixed_running / (double)d->fixed_enabled : 100.0;
 	unsigned int i;
+	char buf[32];
 
 	hwtel_clear_error();
 	(void)seconds;
-	fprintf(f, "%llu%sbursts%s", (unsigned long long)d->reads, sep, sep);
-	hwtel_csv_event(f, sep, d->pmu, "ddr_ddr_reads");
-	fprintf(f, "%s%llu%s%.2f\n", sep, (unsigned long long)d->fixed_running, sep, fixed_pct);
-	fprintf(f, "%llu%sbursts%s", (unsigned long long)d->writes, sep, sep);
-	hwtel_csv_event(f, sep, d->pmu, "ddr_ddr_writes");
-	fprintf(f, "%s%llu%s%.2f\n", sep, (unsigned long long)d->fixed_running, sep, fixed_pct);
+	/* every field quoted when it holds the separator (RFC 4180) */
+	for (i = 0; i < 2; i++) {
+		hwtel_csv_fmt(f, sep, "%llu", (unsigned long long)(i ? d->writes : d->reads));
+		hwtel_csv_fmt(f, sep, "bursts");
+		hwtel_csv_event(f, sep, d->pmu, i ? "ddr_ddr_writes" : "ddr_ddr_reads");
+		fputs(sep, f);
+		hwtel_csv_fmt(f, sep, "%llu", (unsigned long long)d->fixed_running);
+		hwtel_csv_field(f, fixed_pct_s(buf, sizeof(buf), fixed_pct), sep);
+		fputc('\n', f);
+	}
 	for (i = 0; i < d->nevents; i++) {
 		const struct hwtel_ddr_event *e = &d->events[i];
 		double v;
@@ -723,15 +735,22 @@ static int ddr_format_csv_c(FILE *f, const struct hwtel_ddr_data *d, double seco
 
 		/* like perf stat -x: the scaled value, run time and % running */
 		if (!hwtel_ddr_value(d, e->name, &v, &exact)) {
-			fprintf(f, "<not counted>%s%s", sep, sep);
+			hwtel_csv_fmt(f, sep, "<not counted>");
+			fputs(sep, f);
 			hwtel_csv_event(f, sep, d->pmu, e->name);
-			fprintf(f, "%s0%s0.00\n", sep, sep);
+			fputs(sep, f);
+			hwtel_csv_fmt(f, sep, "0");
+			hwtel_csv_field(f, "0.00", sep);
 		} else {
-			fprintf(f, "%.0f%s%s", v, sep, sep);
+			hwtel_csv_fmt(f, sep, "%.0f", v);
+			fputs(sep, f);
 			hwtel_csv_event(f, sep, d->pmu, e->name);
-			fprintf(f, "%s%llu%s%.2f\n", sep, (unsigned long long)e->running, sep,
-				e->enabled ? 100.0 * (double)e->running / (double)e->enabled : 100.0);
+			fputs(sep, f);
+			hwtel_csv_fmt(f, sep, "%llu", (unsigned long long)e->running);
+			hwtel_csv_field(f, fixed_pct_s(buf, sizeof(buf), e->enabled ?
+					100.0 * (double)e->running / (double)e->enabled : 100.0), sep);
 		}
+		fputc('\n', f);
 	}
 	return ferror(f) ? -EIO : 0;
 }

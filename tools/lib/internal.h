@@ -127,6 +127,8 @@ void hj_double(struct hwtel_json *j, double v);
 void hwtel_csv_field(FILE *f, const char *s, const char *sep);
 /* The event field of a -x SEP line, "PMU/EVENT/", as one such field */
 void hwtel_csv_event(FILE *f, const char *sep, const char *pmu, const char *ev);
+void hwtel_csv_fmt(FILE *f, const char *sep, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* gpu_proc.c: /proc/PID/comm and cmdline (NULs as spaces); false if gone */
 bool hwtel_read_proc_name(const char *root, int pid, char *comm, size_t clen,

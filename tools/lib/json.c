@@ -5,6 +5,7 @@
  * outputs can be compared line by line.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,6 +249,19 @@ void hwtel_csv_field(FILE *f, const char *s, const char *sep)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+/* A formatted field (a number may hold the separator, "." or ","), then @sep */
+void hwtel_csv_fmt(FILE *f, const char *sep, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	hwtel_csv_field(f, buf, sep);
+	fputs(sep, f);
 }
 
 void hwtel_csv_event(FILE *f, const char *sep, const char *pmu, const char *ev)

@@ -588,25 +588,35 @@ int hwtel_pcie_format_json(FILE *f, const struct hwtel_pcie_data *d, double seco
 /* CSV (perf stat -x)                                                 */
 /* ------------------------------------------------------------------ */
 
+/*
+ * One row as perf stat -x: value, unit, event, run time (ns), % running;
+ * every field quoted when it holds the separator (RFC 4180), so that any
+ * separator gives 5 fields.
+ */
 static void csv_u64(FILE *f, const char *sep, uint64_t v, const char *unit,
 		    const char *pmu, const char *ev, double seconds)
 {
-	fprintf(f, "%llu%s%s%s", (unsigned long long)v, sep, unit, sep);
+	hwtel_csv_fmt(f, sep, "%llu", (unsigned long long)v);
+	hwtel_csv_fmt(f, sep, "%s", unit);
 	hwtel_csv_event(f, sep, pmu, ev);
 	fputs(sep, f);
-	if (seconds > 0)
-		fprintf(f, "%.0f%s100.00\n", seconds * 1e9, sep);
-	else
-		fprintf(f, "%s\n", sep);
+	if (seconds > 0) {
+		hwtel_csv_fmt(f, sep, "%.0f", seconds * 1e9);
+		hwtel_csv_field(f, "100.00", sep);
+	} else {
+		fputs(sep, f);
+	}
+	fputc('\n', f);
 }
 
 static void csv_metric(FILE *f, const char *sep, double v, const char *unit,
 		       const char *pmu, const char *name)
 {
 	if (isnan(v))
-		fprintf(f, "%s%s%s%s", "<not counted>", sep, unit, sep);
+		hwtel_csv_fmt(f, sep, "%s", "<not counted>");
 	else
-		fprintf(f, "%.6f%s%s%s", v, sep, unit, sep);
+		hwtel_csv_fmt(f, sep, "%.6f", v);
+	hwtel_csv_fmt(f, sep, "%s", unit);
 	hwtel_csv_event(f, sep, pmu, name);
 	fprintf(f, "%s%s\n", sep, sep);
 }

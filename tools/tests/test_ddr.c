@@ -171,6 +171,11 @@ static int csv(FILE *f, const struct hwtel_ddr_data *d, double s)
 	return hwtel_ddr_format_csv(f, d, s, ",");
 }
 
+static int csv_dot(FILE *f, const struct hwtel_ddr_data *d, double s)
+{
+	return hwtel_ddr_format_csv(f, d, s, ".");
+}
+
 static int prom(FILE *f, const struct hwtel_ddr_data *d, double s)
 {
 	return hwtel_ddr_format_prom(f, d, d, 1, s);
@@ -186,6 +191,11 @@ TEST(ddr_csv_and_prometheus)
 	CHECK(strstr(out, "200000000,bursts,mrvl_ddr_pmu_87e1c0000000/ddr_ddr_reads/,1000000000,100.00\n") != NULL);
 	CHECK(strstr(out, "30000,,mrvl_ddr_pmu_87e1c0000000/ddr_war_hazard/,500000000,50.00\n") != NULL);
 	CHECK(strstr(out, "<not counted>,,mrvl_ddr_pmu_87e1c0000000/ddr_rd_crc_error/,0,0.00\n") != NULL);
+	free(out);
+	/* -x .: the percentages hold the separator and are quoted (RFC 4180) */
+	out = render(csv_dot, d, 1.0);
+	CHECK(strstr(out, "200000000.bursts.mrvl_ddr_pmu_87e1c0000000/ddr_ddr_reads/.1000000000.\"100.00\"\n") != NULL);
+	CHECK(strstr(out, "<not counted>..mrvl_ddr_pmu_87e1c0000000/ddr_rd_crc_error/.0.\"0.00\"\n") != NULL);
 	free(out);
 	out = render(prom, d, 1.0);
 	CHECK(strstr(out, "hwtel_ddr_bytes_total{device=\"mrvl_ddr_pmu_87e1c0000000\",controller=\"0x87e1c0000000\",direction=\"read\"} 12800000000\n") != NULL);

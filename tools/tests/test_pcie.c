@@ -517,6 +517,59 @@ TEST(pcie_csv_rfc4180)
 	free(d);
 }
 
+static int csv_percent(FILE *f, const struct hwtel_pcie_data *d, double s)
+{
+	return hwtel_pcie_format_csv(f, d, s, "%");
+}
+
+static int csv_dot(FILE *f, const struct hwtel_pcie_data *d, double s)
+{
+	return hwtel_pcie_format_csv(f, d, s, ".");
+}
+
+/*
+ * Any separator: a unit ("%") or a value ("70.150000", "100.00") that holds
+ * it is quoted like the event name, so every row still has 5 fields and
+ * each field reads back as written.
+ */
+TEST(pcie_csv_any_separator)
+{
+	int (*const fn[2])(FILE *, const struct hwtel_pcie_data *, double) = {
+		csv_percent, csv_dot,
+	};
+	const char seps[2] = { '%', '.' };
+	struct hwtel_pcie_data *d = new_data();
+	char fields[8][128];
+	const char *line;
+	int k, n, bad, used;
+	char *out;
+
+	seed_data(d);
+	for (k = 0; k < 2; k++) {
+		out = render(fn[k], d, 1.0);
+		bad = 0;
+		used = 0;
+		for (line = out; *line; line = strchr(line, '\n') + 1) {
+			n = rfc4180_split(line, seps[k], fields, 8);
+			if (n != 5) {
+				if (!bad++)
+					printf("#   -x '%c': %d fields: %.*s\n", seps[k], n,
+					       (int)(strchr(line, '\n') - line), line);
+				continue;
+			}
+			if (!strcmp(fields[2], "ndk_pcie_tlm_3fff00000000/ep0.rq.used/")) {
+				CHECK_STR(fields[0], "70.150000");
+				CHECK_STR(fields[1], "%");
+				used++;
+			}
+		}
+		CHECK_EQ(0, bad);
+		CHECK_EQ(1, used);
+		free(out);
+	}
+	free(d);
+}
+
 static int prom(FILE *f, const struct hwtel_pcie_data *d, double s)
 {
 	return hwtel_pcie_format_prom(f, d, d, s);
