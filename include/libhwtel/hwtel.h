@@ -199,7 +199,10 @@ struct hwtel_pcie_data {
 	char pmu[HWTEL_NAME_MAX];
 	struct hwtel_pcie_config config;
 	struct hwtel_pcie_status status;
-	bool state_valid;		/* endpoint state came from the control plane */
+	bool state_valid;		/* endpoint state, gauges and status
+					 * flags came from the control plane;
+					 * false: not read (unknown)
+					 */
 	bool truncated;			/* layout larger than the HWTEL_MAX_* sizes */
 	uint64_t timestamp_ns;		/* CLOCK_MONOTONIC of the snapshot: the
 					 * middle of the group reads (totals:
@@ -229,6 +232,14 @@ struct hwtel_pcie;
  */
 #define HWTEL_OPEN_NO_PERF	(1u << 0)	/* control plane only (totals, clear) */
 #define HWTEL_OPEN_NO_NETLINK	(1u << 1)	/* perf only, state not read */
+/*
+ * The state is optional: when the control plane refuses EP_GET for want of
+ * privilege (CAP_PERFMON or CAP_SYS_ADMIN; EPERM/EACCES),
+ * hwtel_pcie_read() returns the counters with state_valid false (link
+ * state, gauges and STATUS flags unknown) instead of failing, and does not
+ * ask again on this handle. Totals and clearing still fail with -EACCES.
+ */
+#define HWTEL_OPEN_STATE_OPTIONAL	(1u << 2)
 int hwtel_pcie_open(const char *device, unsigned int index, unsigned int flags,
 		    struct hwtel_pcie **out);
 void hwtel_pcie_close(struct hwtel_pcie *h);

@@ -422,6 +422,9 @@ int hwtel_nl_ep_get(struct hwtel_nl *nl, const char *dev, struct hwtel_pcie_data
 {
 	int ret = request(nl, NDK_PCIE_TLM_CMD_EP_GET, dev, NULL, NULL, parse_ep, d);
 
+	if (ret == -EPERM || ret == -EACCES)
+		return hwtel_err(-EACCES, "reading the state, gauges and flags of %s (control plane EP_GET) needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+				 dev);
 	if (ret < 0)
 		return hwtel_err(ret, "control plane: EP_GET of %s failed: %s", dev, why(nl, ret));
 	return 0;
@@ -495,6 +498,9 @@ int hwtel_nl_totals(struct hwtel_nl *nl, const char *dev, uint64_t *totals,
 	}
 	if (!ret && (!t.used || t.got != t.used))
 		ret = t.used ? -EIO : -ENODEV;
+	if (ret == -EPERM || ret == -EACCES)
+		return hwtel_err(-EACCES, "reading the totals of %s (control plane TOTALS_GET) needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)",
+				 dev);
 	if (ret == -EAGAIN)
 		return hwtel_err(ret, "control plane: TOTALS_GET of %s gave up: perf events of it were started or stopped during every try; try again",
 				 dev);

@@ -37,6 +37,7 @@ struct hwtel_pcie {
 	unsigned int neps;
 	struct ep_group eps[HWTEL_MAX_EP];
 	bool vanished;
+	bool state_denied;	/* EP_GET refused (HWTEL_OPEN_STATE_OPTIONAL) */
 	struct hwtel_pcie_data *tmpl;	/* layout-initialised template */
 };
 
@@ -300,13 +301,23 @@ static int read_state(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 {
 	int ret;
 
-	if (!h->nl)
+	if (!h->nl || h->state_denied)
 		return 0;
 	ret = hwtel_nl_ep_get(h->nl, h->pmu.name, out);
 	if (ret == -ENODEV || ret == -ENOENT) {
 		h->vanished = true;
 		return hwtel_err(-ENODEV, "PCIe telemetry %s vanished (control plane: %s)",
 				 h->pmu.name, strerror(-ret));
+	}
+	if (ret == -EACCES && (h->flags & HWTEL_OPEN_STATE_OPTIONAL)) {
+		/*
+		 * The privilege is the socket opener's (netlink_capable()): it
+		 * does not come later, so the handle stops asking.
+		 */
+		h->state_denied = true;
+		out->state_valid = false;
+		hwtel_clear_error();
+		return 0;
 	}
 	return ret;
 }
