@@ -284,8 +284,11 @@ static int pcie_format_text_c(FILE *f, const struct hwtel_pcie_data *d, double s
 		fprintf(f, "Measured over %.2f s\n", seconds);
 	else
 		fputs("Totals since the last clear\n", f);
-	if (d->status.lost_deltas || d->status.readout_overrun || d->truncated) {
+	if (d->status.lost_deltas || d->status.readout_overrun || d->truncated ||
+	    !d->state_valid) {
 		fputc('\n', f);
+		if (!d->state_valid)
+			fputs("  ?? STATUS FLAGS NOT READ - the counters may not be exact\n", f);
 		if (d->status.lost_deltas)
 			fputs("  !! LOST DELTAS - the counters are not exact\n", f);
 		if (d->status.readout_overrun)
@@ -364,9 +367,27 @@ int hwtel_pcie_format_text(FILE *f, const struct hwtel_pcie_data *d, double seco
 /* JSON                                                               */
 /* ------------------------------------------------------------------ */
 
+/* A value of the control plane's state: null when it was not read. */
+static void json_state_bool(struct hwtel_json *j, bool valid, bool v)
+{
+	if (valid)
+		hj_bool(j, v);
+	else
+		hj_null(j);
+}
+
+static void json_state_uint(struct hwtel_json *j, bool valid, unsigned int v)
+{
+	if (valid)
+		hj_uint(j, v);
+	else
+		hj_null(j);
+}
+
 static void json_data(struct hwtel_json *j, const struct hwtel_pcie_data *d)
 {
 	const struct hwtel_pcie_config *c = &d->config;
+	bool ok = d->state_valid;
 	unsigned int e, b, i, h;
 
 	hj_obj_begin(j);
@@ -377,16 +398,16 @@ static void json_data(struct hwtel_json *j, const struct hwtel_pcie_data *d)
 
 		hj_obj_begin(j);
 		hj_key(j, "index"); hj_uint(j, ep->index);
-		hj_key(j, "link_up"); hj_bool(j, ep->link_up);
-		hj_key(j, "mps"); hj_uint(j, ep->mps);
-		hj_key(j, "mrrs"); hj_uint(j, ep->mrrs);
-		hj_key(j, "ext_tag"); hj_bool(j, ep->ext_tag);
-		hj_key(j, "tag_10b"); hj_bool(j, ep->tag_10b);
-		hj_key(j, "rcb"); hj_uint(j, ep->rcb);
-		hj_key(j, "tags_free"); hj_uint(j, ep->tags_free);
-		hj_key(j, "tags_free_min"); hj_uint(j, ep->tags_free_min);
-		hj_key(j, "stfifo_free"); hj_uint(j, ep->stfifo_free);
-		hj_key(j, "stfifo_free_min"); hj_uint(j, ep->stfifo_free_min);
+		hj_key(j, "link_up"); json_state_bool(j, ok, ep->link_up);
+		hj_key(j, "mps"); json_state_uint(j, ok, ep->mps);
+		hj_key(j, "mrrs"); json_state_uint(j, ok, ep->mrrs);
+		hj_key(j, "ext_tag"); json_state_bool(j, ok, ep->ext_tag);
+		hj_key(j, "tag_10b"); json_state_bool(j, ok, ep->tag_10b);
+		hj_key(j, "rcb"); json_state_uint(j, ok, ep->rcb);
+		hj_key(j, "tags_free"); json_state_uint(j, ok, ep->tags_free);
+		hj_key(j, "tags_free_min"); json_state_uint(j, ok, ep->tags_free_min);
+		hj_key(j, "stfifo_free"); json_state_uint(j, ok, ep->stfifo_free);
+		hj_key(j, "stfifo_free_min"); json_state_uint(j, ok, ep->stfifo_free_min);
 		hj_key(j, "pcie_cycles"); hj_u64(j, ep->pcie_cycles);
 		hj_key(j, "dma_cycles"); hj_u64(j, ep->dma_cycles);
 		hj_key(j, "brakes");
@@ -433,9 +454,9 @@ static void json_data(struct hwtel_json *j, const struct hwtel_pcie_data *d)
 	hj_arr_end(j);
 	hj_key(j, "status");
 	hj_obj_begin(j);
-	hj_key(j, "busy"); hj_bool(j, d->status.busy);
-	hj_key(j, "lost_deltas"); hj_bool(j, d->status.lost_deltas);
-	hj_key(j, "readout_overrun"); hj_bool(j, d->status.readout_overrun);
+	hj_key(j, "busy"); json_state_bool(j, ok, d->status.busy);
+	hj_key(j, "lost_deltas"); json_state_bool(j, ok, d->status.lost_deltas);
+	hj_key(j, "readout_overrun"); json_state_bool(j, ok, d->status.readout_overrun);
 	hj_obj_end(j);
 	hj_key(j, "config");
 	hj_obj_begin(j);
@@ -871,11 +892,14 @@ static int pcie_format_prom_c(FILE *f, const struct hwtel_pcie_data *cum,
 			}
 		}
 	}
-	prom_head(f, "hwtel_pcie_flag", "gauge", "1 while a STATUS flag is set (the counters are not exact).");
-	fprintf(f, "hwtel_pcie_flag{device=\"%s\",flag=\"lost_deltas\"} %d\n", pmu,
-		cum->status.lost_deltas);
-	fprintf(f, "hwtel_pcie_flag{device=\"%s\",flag=\"readout_overrun\"} %d\n", pmu,
-		cum->status.readout_overrun);
+	/* the flags are unknown without the state: no series rather than 0 */
+	if (cum->state_valid) {
+		prom_head(f, "hwtel_pcie_flag", "gauge", "1 while a STATUS flag is set (the counters are not exact).");
+		fprintf(f, "hwtel_pcie_flag{device=\"%s\",flag=\"lost_deltas\"} %d\n", pmu,
+			cum->status.lost_deltas);
+		fprintf(f, "hwtel_pcie_flag{device=\"%s\",flag=\"readout_overrun\"} %d\n", pmu,
+			cum->status.readout_overrun);
+	}
 
 	/* gauges: rates of the last interval */
 	if (d && seconds > 0) {

@@ -38,8 +38,18 @@ def check_pcie(doc, text):
     need(secs is None or isinstance(secs, float), "seconds must be a float or null")
     data = doc["data"]
     need(list(data) == ["endpoints", "status", "config"], f"data keys {list(data)}")
+    # without the control plane's state (no CAP_PERFMON) its values are null
+    state = doc["hwtel"]["state_valid"]
+    need(isinstance(state, bool), "hwtel.state_valid must be a bool")
+
+    def state_typed(obj, key, types, where):
+        if state:
+            typed(obj, key, types, where)
+        else:
+            need(key in obj and obj[key] is None, f"{where}.{key} must be null without the state")
+
     for k in ("busy", "lost_deltas", "readout_overrun"):
-        typed(data["status"], k, bool, "status")
+        state_typed(data["status"], k, bool, "status")
     for k in ("pcie_endpoints", "dma_ports", "probe_pcie_regions", "probe_dma_regions",
               "counter_width", "item_bytes", "drain_period", "hist_bands",
               "tag_capacity", "stfifo_capacity"):
@@ -47,11 +57,13 @@ def check_pcie(doc, text):
     need(len(data["endpoints"]) == data["config"]["pcie_endpoints"], "endpoint count")
     for ep in data["endpoints"]:
         w = f"endpoints[{ep.get('index')}]"
-        for k in ("index", "mps", "mrrs", "rcb", "tags_free", "tags_free_min",
-                  "stfifo_free", "stfifo_free_min", "pcie_cycles", "dma_cycles"):
+        for k in ("index", "pcie_cycles", "dma_cycles"):
             typed(ep, k, int, w)
+        for k in ("mps", "mrrs", "rcb", "tags_free", "tags_free_min", "stfifo_free",
+                  "stfifo_free_min"):
+            state_typed(ep, k, int, w)
         for k in ("link_up", "ext_tag", "tag_10b"):
-            typed(ep, k, bool, w)
+            state_typed(ep, k, bool, w)
         typed(ep, "brakes", list, w)
         typed(ep, "hists", list, w)
         need(all(len(h) == data["config"]["hist_bands"] for h in ep["hists"]), w + ": bands")
@@ -94,9 +106,10 @@ def check_pcie(doc, text):
             v = "   -  " if r["pct"] is None else f"{r['pct']:6.2f}"
             need(any(f"{r['name']} " in l and f"{v} %" in l for l in lines),
                  f"stop reason {r['name']} {v} not in text")
-    need(("!! LOST DELTAS" in text) == data["status"]["lost_deltas"], "LOST DELTAS warning")
-    need(("!! READ-OUT OVERRUN" in text) == data["status"]["readout_overrun"],
+    need(("!! LOST DELTAS" in text) == bool(data["status"]["lost_deltas"]), "LOST DELTAS warning")
+    need(("!! READ-OUT OVERRUN" in text) == bool(data["status"]["readout_overrun"]),
          "READ-OUT OVERRUN warning")
+    need(("?? STATUS FLAGS NOT READ" in text) == (not state), "STATUS FLAGS NOT READ line")
 
 
 def check_ddr(doc, text):

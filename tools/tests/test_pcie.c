@@ -609,6 +609,77 @@ TEST(pcie_prometheus)
 	free(d);
 }
 
+/*
+ * Without the control plane's state (hwtel pcie unprivileged: EP_GET needs
+ * CAP_PERFMON): every counter-derived figure is the privileged report's,
+ * the state and gauges are "?" (text), null (JSON) or absent
+ * (Prometheus), the STATUS flags likewise, and the text says the flags
+ * were not read. CSV has no state rows: it is byte for byte the same.
+ */
+TEST(pcie_without_state)
+{
+	struct hwtel_pcie_data *d = new_data();
+	char *priv, *out, cmd[256];
+	const char *a, *b;
+	FILE *f;
+
+	seed_data(d);
+	priv = render(hwtel_pcie_format_text, d, 1.0);
+	d->state_valid = false;
+	out = render(hwtel_pcie_format_text, d, 1.0);
+	CHECK(strstr(out, "Measured over 1.00 s\n\n  ?? STATUS FLAGS NOT READ - the counters may not be exact\n\nPCIe endpoint 0\n") != NULL);
+	CHECK(strstr(out, "\nLink                      ?\n") != NULL);
+	CHECK(strstr(out, "\nPTC tags free             ?\n") != NULL);
+	CHECK(strstr(out, "\nPTC storage FIFO free     ?\n") != NULL);
+	CHECK(strstr(out, "lowest") == NULL);
+	a = strstr(priv, "\n  PCIe clock");
+	b = strstr(out, "\n  PCIe clock");
+	CHECK(a && b && !strcmp(a, b));
+	f = fopen("/tmp/hwtel-unit-nostate.txt", "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(out, f);
+		fclose(f);
+	}
+	free(priv);
+	free(out);
+
+	out = render(hwtel_pcie_format_json, d, 1.0);
+	CHECK(strstr(out, "\"link_up\": null,") != NULL);
+	CHECK(strstr(out, "\"mps\": null,") != NULL);
+	CHECK(strstr(out, "\"stfifo_free_min\": null,") != NULL);
+	CHECK(strstr(out, "\"pcie_cycles\": 400000000,") != NULL);
+	CHECK(strstr(out, "\"lost_deltas\": null,") != NULL);
+	CHECK(strstr(out, "\"readout_overrun\": null\n") != NULL);
+	CHECK(strstr(out, "\"state_valid\": false,") != NULL);
+	f = fopen("/tmp/hwtel-unit-nostate.json", "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(out, f);
+		fclose(f);
+		snprintf(cmd, sizeof(cmd),
+			 "python3 check_json.py pcie /tmp/hwtel-unit-nostate.json /tmp/hwtel-unit-nostate.txt");
+		CHECK_EQ(system(cmd), 0);
+		remove("/tmp/hwtel-unit-nostate.json");
+	}
+	remove("/tmp/hwtel-unit-nostate.txt");
+	free(out);
+
+	out = render(csv_tab, d, 1.0);
+	unit_golden(out, "golden/seed.csv", true);
+	free(out);
+
+	out = render(prom, d, 1.0);
+	CHECK(strstr(out, "hwtel_pcie_bus_bytes_total{device=\"ndk_pcie_tlm_3fff00000000\",endpoint=\"0\",bus=\"RQ\"} 35916250000\n") != NULL);
+	CHECK(strstr(out, "hwtel_pcie_bus_utilization_ratio{") != NULL);
+	CHECK(strstr(out, "hwtel_pcie_flag") == NULL);
+	CHECK(strstr(out, "hwtel_pcie_link_up") == NULL);
+	CHECK(strstr(out, "hwtel_pcie_tags_free") == NULL);
+	CHECK(strstr(out, "hwtel_pcie_stfifo_free_words") == NULL);
+	free(out);
+	free(d);
+}
+
 TEST(pcie_brake_names)
 {
 	const char *stream;
