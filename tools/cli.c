@@ -534,17 +534,31 @@ static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data 
 	return ret;
 }
 
+/*
+ * The control plane refused EP_GET (no CAP_PERFMON): say once what the
+ * report lacks. The counters come from perf, which perf_event_paranoid
+ * allowed.
+ */
+static void warn_no_state(const struct hwtel_pcie *h)
+{
+	fprintf(stderr, "hwtel: warning: %s: the control plane needs CAP_PERFMON or CAP_SYS_ADMIN: reporting the counters without the link state, the gauges (free tags and FIFO words, lowest marks) and the STATUS flags (LOST DELTAS, READ-OUT OVERRUN)\n",
+		hwtel_pcie_name(h));
+}
+
 static int cmd_pcie(const struct hwtel_opts *o)
 {
 	struct hwtel_pcie_data *a = NULL, *b = NULL, *diff = NULL, *first = NULL, *cum = NULL;
 	struct hwtel_pcie *h = NULL;
 	bool totals = !o->command && o->interval == 0;
 	unsigned int flags = 0;
+	char clear_why[256] = "";
 	long n = 0;
 	int ret, status = HWTEL_EXIT_OK;
 
 	if (o->clear || totals)
 		flags |= HWTEL_OPEN_NO_PERF;
+	else
+		flags |= HWTEL_OPEN_STATE_OPTIONAL;
 	ret = hwtel_pcie_open(o->device, o->index, flags, &h);
 	if (ret)
 		return fail(ret);
@@ -566,6 +580,13 @@ static int cmd_pcie(const struct hwtel_opts *o)
 	if (totals) {
 		for (;;) {
 			ret = hwtel_pcie_read_totals(h, a);
+			if (ret == -EACCES) {
+				fprintf(stderr, "hwtel: error: %s; an interval (-t SEC) needs only perf's permission\n",
+					hwtel_last_error());
+				status = HWTEL_EXIT_PERM;
+				ret = 0;
+				goto out;
+			}
 			if (ret)
 				goto out;
 			n++;
@@ -582,15 +603,22 @@ static int cmd_pcie(const struct hwtel_opts *o)
 
 	/* clear flags and lowest marks: they then describe the interval */
 	ret = hwtel_pcie_clear(h, HWTEL_CLEAR_FLAGS | HWTEL_CLEAR_MARKS);
-	if (ret == -EACCES) {
-		fprintf(stderr, "hwtel: warning: %s; the flags and lowest marks then cover more than the interval\n",
-			hwtel_last_error());
-	} else if (ret) {
+	if (ret == -EACCES)
+		snprintf(clear_why, sizeof(clear_why), "%s", hwtel_last_error());
+	else if (ret)
 		goto out;
-	}
 	ret = hwtel_pcie_read(h, a);
 	if (ret)
 		goto out;
+	/*
+	 * Without the state the flags and marks are not reported, so the
+	 * clear that failed does not matter: one warning says what is left out.
+	 */
+	if (!a->state_valid)
+		warn_no_state(h);
+	else if (clear_why[0])
+		fprintf(stderr, "hwtel: warning: %s; the flags and lowest marks then cover more than the interval\n",
+			clear_why);
 	hwtel_pcie_data_copy(first, a);
 	for (;;) {
 		double seconds;
@@ -615,7 +643,7 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		ret = hwtel_pcie_read(h, b);
 		if (ret)
 			goto out;
-		if (o->watch) {
+		if (o->watch && b->state_valid) {
 			ret = hwtel_pcie_clear(h, HWTEL_CLEAR_FLAGS | HWTEL_CLEAR_MARKS);
 			if (ret && ret != -EACCES)
 				goto out;

@@ -95,6 +95,7 @@ assert "  ?? STATUS FLAGS NOT READ - the counters may not be exact" in t, t[:8]
 assert not any("!! LOST" in l or "!! READ-OUT" in l for l in t)
 ' "$T/text.out"
 one_warning text
+tap_diag "$(cat "$T/text.err")"
 
 # --- 5-7: CSV ---------------------------------------------------------
 unpriv_interval csv -x ,
@@ -164,6 +165,7 @@ one_warning prom
 tap_eq "-t 0: exit 4, nothing on stdout" "4 0" "$? $(wc -c < "$T/tot.out")"
 tap_check "-t 0: one error line naming the totals and CAP_PERFMON" \
 	sh -c "[ \$(wc -l < '$T/tot.err') = 1 ] && grep -q '^hwtel: error: .*totals.*CAP_PERFMON' '$T/tot.err'"
+tap_diag "$(cat "$T/tot.err")"
 "${nobody[@]}" "$T/hwtel" pcie -d "$PCIE_PMU" -c > "$T/clr.out" 2> "$T/clr.err"
 tap_eq "-c: exit 4, nothing on stdout" "4 0" "$? $(wc -c < "$T/clr.out")"
 tap_check "-c: its error names clearing and CAP_PERFMON" \
