@@ -192,20 +192,19 @@ static inline void ndk_tlm_lab_exit(void) { }
 static inline void ndk_tlm_lab_close_gate(void) { }
 #endif
 
-static inline unsigned long __ndk_tlm_lock_irqsave(struct ndk_tlm *tlm)
+static __always_inline void __ndk_tlm_lock_irqsave(struct ndk_tlm *tlm,
+						   unsigned long *flags)
 	__acquires(&tlm->lock)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&tlm->lock, flags);
+	raw_spin_lock_irqsave(&tlm->lock, *flags);
 	ndk_tlm_hold_begin(tlm);
-	return flags;
 }
 
+/* @flags as for raw_spin_lock_irqsave(); the pointer keeps its type checked */
 #define ndk_tlm_lock_irqsave(tlm, flags)				\
-	((flags) = __ndk_tlm_lock_irqsave(tlm))
+	__ndk_tlm_lock_irqsave(tlm, &(flags))
 
-static inline void ndk_tlm_lock_irq(struct ndk_tlm *tlm)
+static __always_inline void ndk_tlm_lock_irq(struct ndk_tlm *tlm)
 	__acquires(&tlm->lock)
 {
 	raw_spin_lock_irq(&tlm->lock);
@@ -216,16 +215,17 @@ static inline void ndk_tlm_lock_irq(struct ndk_tlm *tlm)
 	__ndk_tlm_unlock_irqrestore(tlm, flags, __func__)
 #define ndk_tlm_unlock_irq(tlm)	__ndk_tlm_unlock_irq(tlm, __func__)
 
-static inline void __ndk_tlm_unlock_irqrestore(struct ndk_tlm *tlm,
-					       unsigned long flags,
-					       const char *site)
+static __always_inline void __ndk_tlm_unlock_irqrestore(struct ndk_tlm *tlm,
+							unsigned long flags,
+							const char *site)
 	__releases(&tlm->lock)
 {
 	ndk_tlm_hold_end(tlm, site);
 	raw_spin_unlock_irqrestore(&tlm->lock, flags);
 }
 
-static inline void __ndk_tlm_unlock_irq(struct ndk_tlm *tlm, const char *site)
+static __always_inline void __ndk_tlm_unlock_irq(struct ndk_tlm *tlm,
+						 const char *site)
 	__releases(&tlm->lock)
 {
 	ndk_tlm_hold_end(tlm, site);

@@ -403,7 +403,7 @@ unlock:
 }
 
 /*
- * Dump state of TOTALS_GET, in cb->args: the id of the last instance sent
+ * Dump state of TOTALS_GET, in cb->ctx: the id of the last instance sent
  * whole, the instance whose one SNAPSHOT is held (taken at its first
  * message) and the next entry of it to send.
  */
@@ -416,11 +416,11 @@ struct ndk_tlm_dump {
 };
 
 static_assert(sizeof(struct ndk_tlm_dump) <=
-	      sizeof_field(struct netlink_callback, args));
+	      sizeof_field(struct netlink_callback, ctx));
 
 static int ndk_tlm_totals_dump_done(struct netlink_callback *cb)
 {
-	struct ndk_tlm_dump *st = (void *)cb->args;
+	struct ndk_tlm_dump *st = (void *)cb->ctx;
 
 	kfree(st->vals);
 	st->vals = NULL;
@@ -434,7 +434,7 @@ static int ndk_tlm_totals_dump_done(struct netlink_callback *cb)
  */
 static int ndk_tlm_totals_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct ndk_tlm_dump *st = (void *)cb->args;
+	struct ndk_tlm_dump *st = (void *)cb->ctx;
 	struct ndk_tlm *tlm;
 	int ret = 0;
 	void *hdr;
@@ -499,13 +499,24 @@ static int ndk_tlm_totals_dumpit(struct sk_buff *skb, struct netlink_callback *c
 /* refused at the start, so the requester gets the errno as the ack */
 static int ndk_tlm_dump_start(struct netlink_callback *cb)
 {
-	return ndk_tlm_nl_allowed(cb->skb) ? 0 : -EPERM;
+	if (!ndk_tlm_nl_allowed(cb->skb))
+		return -EPERM;
+	/*
+	 * A dump is checked against its command's one policy, the do
+	 * request's: refuse what it would ignore (a dev-name that does not
+	 * narrow it).
+	 */
+	if (nlmsg_attrlen(cb->nlh, GENL_HDRLEN)) {
+		NL_SET_ERR_MSG_MOD(cb->extack, "dumps take no attribute");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int ndk_tlm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	u8 cmd = ((struct genlmsghdr *)nlmsg_data(cb->nlh))->cmd;
-	u64 *done_id = (u64 *)cb->args;	/* the last instance sent */
+	u64 *done_id = (u64 *)cb->ctx;	/* the last instance sent */
 	struct ndk_tlm *tlm;
 	int ret = 0;
 	void *hdr;

@@ -736,6 +736,20 @@ TEST_F(nl, malformed_input)
 	EXPECT_EQ(-EINVAL, expect_err(self->sk, nl_req(self->fam, NDK_PCIE_TLM_CMD_DEV_GET,
 						      0, name), ext));
 	EXPECT_NE(0, ext[0]);
+	/* the policy's bound: 63 characters are a name (none such: ENODEV), 64 not */
+	name[NDK_PCIE_TLM_DEV_NAME_MAX - 1] = 0;
+	EXPECT_EQ(-ENODEV, expect_err(self->sk, nl_req(self->fam, NDK_PCIE_TLM_CMD_DEV_GET,
+						       0, name), ext));
+	name[NDK_PCIE_TLM_DEV_NAME_MAX - 1] = 'x';
+	name[NDK_PCIE_TLM_DEV_NAME_MAX] = 0;
+	EXPECT_EQ(-EINVAL, expect_err(self->sk, nl_req(self->fam, NDK_PCIE_TLM_CMD_DEV_GET,
+						       0, name), ext));
+
+	/* a dump takes no attribute: a dev-name would not narrow it */
+	EXPECT_EQ(-EINVAL, expect_err(self->sk, nl_req(self->fam, NDK_PCIE_TLM_CMD_TOTALS_GET,
+						       1, PCIE_PMU), ext));
+	/* 6.1 acks a refused dump start without its extack */
+	EXPECT_TRUE(!ext[0] || !strcmp(ext, "ndk_pcie_tlm: dumps take no attribute")) TH_LOG("%s", ext);
 
 	/* ep of the wrong size, out of range, or where it does not apply */
 	m = nl_req(self->fam, NDK_PCIE_TLM_CMD_EP_GET, 0, PCIE_PMU);
@@ -767,6 +781,10 @@ TEST_F(nl, malformed_input)
 	EXPECT_STREQ("ndk_pcie_tlm: clear (what to clear) is required", ext);
 	EXPECT_EQ(-EINVAL, do_clear(self->sk, self->fam, 0));
 	EXPECT_EQ(-EINVAL, do_clear(self->sk, self->fam, 8));
+	m = nl_req(self->fam, NDK_PCIE_TLM_CMD_CLEAR, 0, PCIE_PMU);
+	nla_put_u32(m, NDK_PCIE_TLM_A_CLEAR, 8);
+	EXPECT_EQ(-EINVAL, expect_err(self->sk, m, ext));
+	EXPECT_STREQ("reserved bit set", ext);
 	EXPECT_EQ(-EINVAL, do_clear(self->sk, self->fam, NDK_PCIE_TLM_CLEAR_ALL | 1U << 31));
 	m = nl_req(self->fam, NDK_PCIE_TLM_CMD_CLEAR, 0, PCIE_PMU);
 	nla_put_u32(m, NDK_PCIE_TLM_A_CLEAR, NDK_PCIE_TLM_CLEAR_FLAGS);
