@@ -139,6 +139,14 @@ struct hwtel_gpu_report {
 	unsigned long clients;		/* DRM clients (open files) seen */
 	unsigned long clients_lost;	/* closed before a final read: usage lost */
 	unsigned long fdinfo_malformed;	/* fdinfo lines diagnosed and skipped */
+	/*
+	 * Appended for events the Mali stream lost (zero for DRM): jobs
+	 * running at a record gap (the end of an interval) whose STOP did not
+	 * come after it; each was closed at the gap, and the time it stayed
+	 * open after the gap (per unit) is not billed to anyone.
+	 */
+	unsigned long lost_stops;
+	uint64_t unbilled_ns[HWTEL_GPU_UNITS];
 };
 
 struct hwtel_gpu;

@@ -186,11 +186,19 @@ struct cons {
 	struct acc a[NSETS];
 };
 
+/* Job time after a record gap, billed only when the job's STOP is seen */
+struct pending {
+	uint64_t busy, unpriced_ns;
+	u128 raw;
+};
+
 struct unit_state {
 	bool open;
 	unsigned int cons;
 	uint64_t seg;		/* start of the part not yet accounted */
 	unsigned long line;	/* of the START */
+	bool gap;		/* running at the last record gap, no STOP seen since */
+	struct pending pend;	/* the job's time since the gap */
 };
 
 enum half { HALF_NONE, HALF_FREQ, HALF_VOLT };
@@ -227,11 +235,12 @@ struct hwtel_gpu {
 	bool begun;
 
 	struct hwtel_gpu_report rep[NSETS];
-	unsigned long cnt[NSETS][8];
+	unsigned long cnt[NSETS][16];
+	uint64_t unbilled[NSETS][HWTEL_GPU_UNITS];
 };
 
 /* indices of cnt[] = report counters in their order */
-enum { C_LINES, C_MALFORMED, C_OOO, C_STOP, C_START, C_OPEN, C_IGN, C_DVFS };
+enum { C_LINES, C_MALFORMED, C_OOO, C_STOP, C_START, C_OPEN, C_IGN, C_DVFS, C_LOST_STOP };
 
 static void diag(struct hwtel_gpu *g, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -472,6 +481,15 @@ static void account(struct hwtel_gpu *g, unsigned int unit, uint64_t ts)
 	u->seg = ts;
 	if (!dt)
 		return;
+	if (u->gap) {
+		/* after a record gap: billed only if its STOP comes */
+		u->pend.busy += dt;
+		if (g->f_known && g->v_known)
+			u->pend.raw += (u128)dt * g->mv * g->mv * g->mhz;
+		else
+			u->pend.unpriced_ns += dt;
+		return;
+	}
 	for (s = 0; s < NSETS; s++) {
 		struct acc *as[2] = { &c->a[s], &g->total[s] };
 		unsigned int k;
@@ -493,6 +511,52 @@ static void account_all(struct hwtel_gpu *g, uint64_t ts)
 	for (i = 0; i < HWTEL_GPU_UNITS; i++)
 		if (g->unit[i].open)
 			account(g, i, ts);
+}
+
+/* The STOP of a job that ran across a record gap: its time since the gap is known */
+static void gap_confirm(struct hwtel_gpu *g, unsigned int unit)
+{
+	struct unit_state *u = &g->unit[unit];
+	struct cons *c = &g->cons[u->cons];
+	unsigned int s;
+
+	for (s = 0; s < NSETS; s++) {
+		struct acc *as[2] = { &c->a[s], &g->total[s] };
+		unsigned int k;
+
+		for (k = 0; k < 2; k++) {
+			as[k]->busy[unit] += u->pend.busy;
+			as[k]->raw += u->pend.raw;
+			as[k]->unpriced_ns += u->pend.unpriced_ns;
+		}
+	}
+	memset(&u->pend, 0, sizeof(u->pend));
+	u->gap = false;
+}
+
+/*
+ * A job running at a record gap whose STOP did not come after it (a START on
+ * its unit came first, or the next recording ended): the STOP was lost. The
+ * job is closed at the gap; its time after the gap is not billed.
+ */
+static void gap_cut(struct hwtel_gpu *g, unsigned int unit, unsigned long line)
+{
+	struct unit_state *u = &g->unit[unit];
+	unsigned int s;
+
+	if (line)
+		diag(g, "line %lu: START on %s: the job of PID %d (line %lu) running at the record gap had no STOP: closed at the gap, %.3f ms after it not billed",
+		     line, unit_names[unit], g->cons[u->cons].pid, u->line,
+		     (double)u->pend.busy / 1e6);
+	else
+		diag(g, "the job of PID %d on %s (line %lu) running at the record gap had no STOP in the next recording: closed at the gap, %.3f ms after it not billed",
+		     g->cons[u->cons].pid, unit_names[unit], u->line, (double)u->pend.busy / 1e6);
+	count(g, C_LOST_STOP);
+	for (s = 0; s < NSETS; s++)
+		g->unbilled[s][unit] += u->pend.busy;
+	memset(&u->pend, 0, sizeof(u->pend));
+	u->gap = false;
+	u->open = false;
 }
 
 /* A new operating point from @ts on; @f/@v NULL = that value unchanged */
@@ -604,6 +668,10 @@ static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
 	if (type == HWTEL_GPU_START && u) {
 		unsigned int c = 0;
 
+		if (u->open && u->gap) {
+			account(g, (unsigned int)unit, ts);
+			gap_cut(g, (unsigned int)unit, e->line);
+		}
 		if (u->open) {
 			diag(g, "line %lu: START on %s while the job of PID %d (line %lu) runs: that job ends here",
 			     e->line, unit_names[unit], g->cons[u->cons].pid, u->line);
@@ -630,6 +698,8 @@ static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
 			return 0;
 		}
 		account(g, (unsigned int)unit, ts);
+		if (u->gap)
+			gap_confirm(g, (unsigned int)unit);
 		u->open = false;
 	} else if (type == HWTEL_GPU_SINGLE && ch == HWTEL_GPU_CH_SOFTWARE &&
 		   (data == HWTEL_GPU_SW_FREQ || data == HWTEL_GPU_SW_VOLTS)) {
@@ -759,6 +829,8 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 	r->open_at_end = g->cnt[s][C_OPEN];
 	r->ignored = g->cnt[s][C_IGN];
 	r->dvfs_changes = g->cnt[s][C_DVFS];
+	r->lost_stops = g->cnt[s][C_LOST_STOP];
+	memcpy(r->unbilled_ns, g->unbilled[s], sizeof(r->unbilled_ns));
 	return 0;
 }
 
@@ -782,11 +854,24 @@ int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
 	g->nev = 0;
 	if (t1_ns < g->now)
 		t1_ns = g->now;
+	/*
+	 * The end of the interval is a record gap: the events until the next
+	 * recording starts are lost. A job that was running at the previous
+	 * gap and has not stopped since is closed at that gap; one running now
+	 * is counted up to here and billed after here only if its STOP comes.
+	 */
 	for (i = 0; i < HWTEL_GPU_UNITS; i++) {
-		if (g->unit[i].open) {
-			account(g, i, t1_ns);
-			count(g, C_OPEN);
+		struct unit_state *u = &g->unit[i];
+
+		if (!u->open)
+			continue;
+		account(g, i, t1_ns);
+		if (u->gap) {
+			gap_cut(g, i, 0);
+			continue;
 		}
+		count(g, C_OPEN);
+		u->gap = true;
 	}
 	g->now = t1_ns;
 	t0 = g->t0;
@@ -800,6 +885,7 @@ int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
 		memset(&g->cons[i].a[SET_IVL], 0, sizeof(g->cons[i].a[SET_IVL]));
 	memset(&g->total[SET_IVL], 0, sizeof(g->total[SET_IVL]));
 	memset(g->cnt[SET_IVL], 0, sizeof(g->cnt[SET_IVL]));
+	memset(g->unbilled[SET_IVL], 0, sizeof(g->unbilled[SET_IVL]));
 	g->t0 = t1_ns;
 	if (ret)
 		return ret;

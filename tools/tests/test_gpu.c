@@ -410,6 +410,134 @@ TEST(gpu_lone_halves)
 	hwtel_gpu_free(g);
 }
 
+/* One recording: the events scripted since begin_stream() */
+static int feed_stream(struct hwtel_gpu *g)
+{
+	int ret;
+
+	end_stream();
+	ret = hwtel_gpu_feed(g, stream, stream_len);
+	free(stream);
+	stream = NULL;
+	return ret;
+}
+
+/* Every output format of @r (and the cumulative report), in one string */
+static char *render(struct hwtel_gpu *g, const struct hwtel_gpu_report *r)
+{
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *f = open_memstream(&out, &olen);
+
+	hwtel_gpu_format_text(f, r);
+	fputs("--- csv\n", f);
+	hwtel_gpu_format_csv(f, r, ",");
+	fputs("--- prometheus\n", f);
+	hwtel_gpu_format_prom(f, hwtel_gpu_cumulative(g), r);
+	fputs("--- json\n", f);
+	hwtel_gpu_format_json(f, r);
+	fclose(f);
+	return out;
+}
+
+/*
+ * Issue 20, phantom jobs: a job running when a recording stops whose STOP
+ * falls in the record gap. The next recording has no event on its unit: the
+ * unit was idle for all we know, and must not be billed at 1 PW for the
+ * whole interval.
+ */
+TEST(gpu_record_gap_phantom)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	const struct hwtel_gpu_consumer *c;
+	char *out;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);	/* one busy unit = 1 PW */
+	hwtel_gpu_begin(g, T0);
+	begin_stream();
+	ev(10, START(PP(0)), 7, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 10 * MS, &r), 0);
+	/* recorded running from 1 ms to the end of the recording: 9 ms at 1 PW */
+	c = r ? find(r, 7, 0) : NULL;
+	CHECK(c != NULL);
+	if (c)
+		CHECK_U64(c->energy_upj, upj(raw(9 * MS, 266, 1000)));
+	/* a second recording of one second with no event at all */
+	begin_stream();
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 1010 * MS, &r), 0);
+	if (!r) {
+		hwtel_gpu_free(g);
+		return;
+	}
+	c = find(r, 7, 0);
+	CHECK(c == NULL || c->busy_total_ns == 0);
+	if (c)
+		CHECK_NEAR(c->share, 0, 1e-12);
+	CHECK_U64(r->energy_upj, 0);
+	CHECK_U64(r->busy_ns[1], 0);
+	CHECK_EQ(r->lost_stops, 1);
+	CHECK_U64(r->unbilled_ns[1], 1000 * MS);
+	CHECK_EQ(r->open_at_end, 0);
+	out = render(g, r);
+	CHECK(strstr(out, "\nLost events: 1 job running at a record gap had no STOP after it: closed at the gap;\n  1000.000 ms after the gap not billed\n") != NULL);
+	CHECK(strstr(out, "\nlost,0,,0,1000000000,0,0,0,0,0,0,0,1,,,,\n") != NULL);
+	CHECK(strstr(out, "\nhwtel_gpu_lost_events_total{event=\"stop\"} 1\n") != NULL);
+	CHECK(strstr(out, "\nhwtel_gpu_unbilled_seconds_total 1.000000000\n") != NULL);
+	CHECK(strstr(out, "\"lost\": {\n        \"stops\": 1,\n") != NULL);
+	CHECK(strstr(out, "\"unbilled_ns\": 1000000000\n") != NULL);
+	free(out);
+	/* the cumulative report keeps the 9 ms known busy, nothing more */
+	CHECK_U64(hwtel_gpu_cumulative(g)->energy_upj, upj(raw(9 * MS, 266, 1000)));
+	hwtel_gpu_free(g);
+}
+
+/*
+ * A job running at a record gap, and the next recording's first event on
+ * its unit is a START: its STOP was lost in the gap. It is closed at the
+ * gap; the time from the gap to the new START is not billed.
+ */
+TEST(gpu_record_gap_start_first)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	const struct hwtel_gpu_consumer *a, *b;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	hwtel_gpu_begin(g, T0);
+	begin_stream();
+	ev(10, START(PP(0)), 7, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 10 * MS, &r), 0);
+	begin_stream();
+	ev(150, START(PP(0)), 8, 0);
+	ev(170, STOP(PP(0)), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 20 * MS, &r), 0);
+	a = r ? find(r, 7, 0) : NULL;
+	b = r ? find(r, 8, 0) : NULL;
+	CHECK(b != NULL);
+	CHECK(a == NULL || a->busy_total_ns == 0);
+	if (b) {
+		CHECK_U64(b->busy_ns[1], 2 * MS);
+		CHECK_U64(b->energy_upj, upj(raw(2 * MS, 266, 1000)));
+		CHECK_NEAR(b->share, 1.0, 1e-12);
+	}
+	if (r) {
+		CHECK_U64(r->busy_ns[1], 2 * MS);
+		CHECK_U64(r->energy_upj, upj(raw(2 * MS, 266, 1000)));
+		/* open from the gap (10 ms) to the START (15 ms): not billed */
+		CHECK_EQ(r->lost_stops, 1);
+		CHECK_U64(r->unbilled_ns[1], 5 * MS);
+		CHECK_EQ(r->start_while_running, 0);
+	}
+	hwtel_gpu_free(g);
+}
+
 TEST(gpu_opp_file)
 {
 	struct hwtel_gpu_opp *t = NULL;
