@@ -183,6 +183,7 @@ struct life {
 struct cons {
 	int pid;
 	int life;		/* index into lives, -1: none known */
+	uint64_t first;		/* START of its first job */
 	struct acc a[NSETS];
 };
 
@@ -326,6 +327,35 @@ void hwtel_gpu_set_diag(struct hwtel_gpu *g, FILE *f, const char *prefix)
 	snprintf(g->prefix, sizeof(g->prefix), "%s", prefix ? prefix : "");
 }
 
+static int find_life(const struct hwtel_gpu *g, int pid, uint64_t ts);
+
+/*
+ * Jobs of @pid seen while no life of it was known (a process older than the
+ * capture, whose first process event came later) belong to the life that
+ * contains them: one consumer, not a second one for the jobs after.
+ */
+static void adopt_life(struct hwtel_gpu *g, int pid)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < g->ncons; i++) {
+		struct cons *c = &g->cons[i];
+		int l;
+
+		if (c->pid != pid || c->life >= 0)
+			continue;
+		l = find_life(g, pid, c->first);
+		if (l < 0 || g->lives[l].start > c->first)
+			continue;	/* a life before any known one */
+		/* a consumer of that life exists only if it was known before */
+		for (j = 0; j < g->ncons; j++)
+			if (g->cons[j].pid == pid && g->cons[j].life == l)
+				break;
+		if (j == g->ncons)
+			c->life = l;
+	}
+}
+
 int hwtel_gpu_add_life(struct hwtel_gpu *g, int pid, uint64_t start_ns,
 		       uint64_t end_ns, const char *comm, const char *cmdline)
 {
@@ -352,6 +382,7 @@ int hwtel_gpu_add_life(struct hwtel_gpu *g, int pid, uint64_t start_ns,
 		snprintf(l->comm, sizeof(l->comm), "%s", comm);
 	if (cmdline && *cmdline)
 		snprintf(l->cmdline, sizeof(l->cmdline), "%s", cmdline);
+	adopt_life(g, pid);
 	return 0;
 }
 
@@ -466,6 +497,7 @@ static int get_cons(struct hwtel_gpu *g, int pid, uint64_t ts, unsigned int *out
 	memset(&g->cons[g->ncons], 0, sizeof(*g->cons));
 	g->cons[g->ncons].pid = pid;
 	g->cons[g->ncons].life = life;
+	g->cons[g->ncons].first = ts;
 	*out = g->ncons++;
 	return 0;
 }

@@ -538,6 +538,59 @@ TEST(gpu_record_gap_start_first)
 	hwtel_gpu_free(g);
 }
 
+static unsigned int occurrences(const char *s, const char *what)
+{
+	unsigned int n = 0;
+
+	for (; (s = strstr(s, what)) != NULL; s++)
+		n++;
+	return n;
+}
+
+/*
+ * Issue 20, "one process, two rows": a process that existed before the
+ * capture and whose first process event is its exit, during -w. Its jobs
+ * before the exit was known and those after are one process life: one row,
+ * one Prometheus series.
+ */
+TEST(gpu_one_row_per_life)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL, *cum;
+	const struct hwtel_gpu_consumer *c;
+	char *out;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	hwtel_gpu_begin(g, T0);
+	begin_stream();
+	ev(10, START(PP(0)), 300, 0);
+	ev(30, STOP(PP(0)), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 10 * MS, &r), 0);
+	/* the proc connector saw it exit at 15 ms: a life from before the capture */
+	CHECK_EQ(hwtel_gpu_add_life(g, 300, 0, T0 + 15 * MS, "app", "app --run"), 0);
+	begin_stream();
+	ev(110, START(PP(0)), 300, 0);
+	ev(140, STOP(PP(0)), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 20 * MS, &r), 0);
+	cum = hwtel_gpu_cumulative(g);
+	CHECK_EQ(cum->nconsumers, 1);
+	c = find(cum, 300, 0);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_U64(c->busy_ns[1], 5 * MS);
+		CHECK_U64(c->energy_upj, upj(raw(5 * MS, 266, 1000)));
+		CHECK_STR(c->comm, "app");
+		CHECK_U64(c->jobs[1], 2);
+	}
+	out = render(g, r);
+	CHECK_EQ(occurrences(out, "hwtel_gpu_energy_pseudojoules_total{pid=\"300\""), 1);
+	free(out);
+	hwtel_gpu_free(g);
+}
+
 TEST(gpu_opp_file)
 {
 	struct hwtel_gpu_opp *t = NULL;
