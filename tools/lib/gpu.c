@@ -193,6 +193,14 @@ struct pending {
 	u128 raw;
 };
 
+/* Jobs a unit holds behind the running one (a bound of hwtel, not the GPU's) */
+#define QUEUE_MAX	8
+
+struct queued {
+	unsigned int cons;
+	unsigned long line;	/* of the START */
+};
+
 struct unit_state {
 	bool open;
 	unsigned int cons;
@@ -200,6 +208,8 @@ struct unit_state {
 	unsigned long line;	/* of the START */
 	bool gap;		/* running at the last record gap, no STOP seen since */
 	struct pending pend;	/* the job's time since the gap */
+	struct queued q[QUEUE_MAX];	/* started while it runs, in START order */
+	unsigned int nq;
 };
 
 enum half { HALF_NONE, HALF_FREQ, HALF_VOLT };
@@ -574,7 +584,7 @@ static void gap_confirm(struct hwtel_gpu *g, unsigned int unit)
 static void gap_cut(struct hwtel_gpu *g, unsigned int unit, unsigned long line)
 {
 	struct unit_state *u = &g->unit[unit];
-	unsigned int s;
+	unsigned int s, i;
 
 	if (line)
 		diag(g, "line %lu: START on %s: the job of PID %d (line %lu) running at the record gap had no STOP: closed at the gap, %.3f ms after it not billed",
@@ -584,6 +594,13 @@ static void gap_cut(struct hwtel_gpu *g, unsigned int unit, unsigned long line)
 		diag(g, "the job of PID %d on %s (line %lu) running at the record gap had no STOP in the next recording: closed at the gap, %.3f ms after it not billed",
 		     g->cons[u->cons].pid, unit_names[unit], u->line, (double)u->pend.busy / 1e6);
 	count(g, C_LOST_STOP);
+	/* the jobs queued behind it never ran for all we know: their STOPs are lost too */
+	for (i = 0; i < u->nq; i++) {
+		diag(g, "the job of PID %d queued on %s (line %lu) at the record gap had no STOP: not billed",
+		     g->cons[u->q[i].cons].pid, unit_names[unit], u->q[i].line);
+		count(g, C_LOST_STOP);
+	}
+	u->nq = 0;
 	for (s = 0; s < NSETS; s++)
 		g->unbilled[s][unit] += u->pend.busy;
 	memset(&u->pend, 0, sizeof(u->pend));
@@ -704,24 +721,31 @@ static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
 			account(g, (unsigned int)unit, ts);
 			gap_cut(g, (unsigned int)unit, e->line);
 		}
-		if (u->open) {
-			diag(g, "line %lu: START on %s while the job of PID %d (line %lu) runs: that job ends here",
-			     e->line, unit_names[unit], g->cons[u->cons].pid, u->line);
-			count(g, C_START);
-			account(g, (unsigned int)unit, ts);
-			u->open = false;
+		if (u->open && u->nq == QUEUE_MAX) {
+			diag(g, "line %lu: START on %s with %u jobs queued behind the running one: skipped",
+			     e->line, unit_names[unit], QUEUE_MAX);
+			count(g, C_IGN);
+			return 0;
 		}
 		ret = get_cons(g, (int)e->d[0], ts, &c);
 		if (ret)
 			return ret;
-		u->open = true;
-		u->cons = c;
-		u->seg = ts;
-		u->line = e->line;
 		g->cons[c].a[SET_IVL].jobs[unit]++;
 		g->cons[c].a[SET_CUM].jobs[unit]++;
 		g->total[SET_IVL].jobs[unit]++;
 		g->total[SET_CUM].jobs[unit]++;
+		if (u->open) {
+			/* queued: it runs from the STOP of the job before it */
+			count(g, C_START);
+			u->q[u->nq].cons = c;
+			u->q[u->nq].line = e->line;
+			u->nq++;
+			return 0;
+		}
+		u->open = true;
+		u->cons = c;
+		u->seg = ts;
+		u->line = e->line;
 	} else if (type == HWTEL_GPU_STOP && u) {
 		if (!u->open) {
 			diag(g, "line %lu: STOP on %s without a START: skipped (its start is unknown)",
@@ -732,6 +756,15 @@ static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
 		account(g, (unsigned int)unit, ts);
 		if (u->gap)
 			gap_confirm(g, (unsigned int)unit);
+		if (u->nq) {
+			/* the next queued job runs from here */
+			u->cons = u->q[0].cons;
+			u->line = u->q[0].line;
+			u->seg = ts;
+			memmove(&u->q[0], &u->q[1], (u->nq - 1) * sizeof(u->q[0]));
+			u->nq--;
+			return 0;
+		}
 		u->open = false;
 	} else if (type == HWTEL_GPU_SINGLE && ch == HWTEL_GPU_CH_SOFTWARE &&
 		   (data == HWTEL_GPU_SW_FREQ || data == HWTEL_GPU_SW_VOLTS)) {

@@ -159,7 +159,8 @@ static int gpu_format_text_c(FILE *f, const struct hwtel_gpu_report *r)
 	if (is_drm(r) && r->fdinfo_malformed)
 		fprintf(f, "\nfdinfo: %lu malformed lines skipped (details on stderr)\n",
 			r->fdinfo_malformed);
-	if (r->malformed || r->out_of_order || r->stop_without_start || r->start_while_running)
+	/* a START while a job runs is a queued job, not an anomaly */
+	if (r->malformed || r->out_of_order || r->stop_without_start)
 		fprintf(f, "\nEvent stream: %lu lines, %lu malformed, %lu out of order, %lu STOP without START, %lu START while running (details on stderr)\n",
 			r->lines, r->malformed, r->out_of_order, r->stop_without_start,
 			r->start_while_running);

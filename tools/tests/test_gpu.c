@@ -340,7 +340,7 @@ TEST(gpu_anomalies)
 	ev(70, START(PP(2)), 42, 0);			/* line 6: out of order */
 	fputs("1700000000009000000 16842752 42\n", sf);	/* line 7: truncated */
 	ev(90, START(PP(3)), 42, 0);			/* line 8 */
-	ev(95, START(PP(3)), 42, 0);			/* line 9: START while running */
+	ev(95, START(PP(3)), 42, 0);			/* line 9: queued behind line 8 */
 	ev(100, STOP(PP(3)), 0, 0);			/* line 10 */
 	fprintf(sf, "%llu %u 42 0 0 0", (unsigned long long)(T0 + 11 * MS),
 		START(GP0));				/* line 11, no newline: parsed */
@@ -364,8 +364,9 @@ TEST(gpu_anomalies)
 	CHECK(strstr(dbuf, "gpu: line 11: malformed (6 of 7 numbers (truncated line?)), skipped\n") != NULL);
 	CHECK(strstr(dbuf, "gpu: line 4: STOP on PP1 without a START: skipped (its start is unknown)\n") != NULL);
 	CHECK(strstr(dbuf, "gpu: line 6: timestamp 1700000000007000000 is 1000000 ns before that of line 5: processed in timestamp order\n") != NULL);
-	CHECK(strstr(dbuf, "gpu: line 9: START on PP3 while the job of PID 42 (line 8) runs: that job ends here\n") != NULL);
-	/* life 0 (old): PP0 1..3 ms; life 1 (new): PP2 7..8, PP3 9..9.5 and 9.5..10 */
+	/* life 0 (old): PP0 1..3 ms; life 1 (new): PP2 7..8, PP3 9..10 (line 8) and
+	 * 10..12 (line 9, queued, running at the end)
+	 */
 	l0 = find(r, 42, 0);
 	l1 = find(r, 42, 1);
 	CHECK(l0 && l1);
@@ -375,9 +376,9 @@ TEST(gpu_anomalies)
 		CHECK_U64(l0->busy_total_ns, 2 * MS);
 		CHECK_U64(l0->energy_upj, 2000);
 		CHECK_U64(l1->busy_ns[3], 1 * MS);
-		CHECK_U64(l1->busy_ns[4], 1 * MS);
+		CHECK_U64(l1->busy_ns[4], 3 * MS);
 		CHECK_U64(l1->jobs[4], 2);
-		CHECK_U64(l1->energy_upj, 2000);
+		CHECK_U64(l1->energy_upj, 4000);
 	}
 	free(dbuf);
 	hwtel_gpu_free(g);
@@ -588,6 +589,48 @@ TEST(gpu_one_row_per_life)
 	out = render(g, r);
 	CHECK_EQ(occurrences(out, "hwtel_gpu_energy_pseudojoules_total{pid=\"300\""), 1);
 	free(out);
+	hwtel_gpu_free(g);
+}
+
+/*
+ * Issue 20: a START on a unit whose job is running is a queued job (the
+ * STOP carries no job identity; STOPs end the jobs in START order). Within
+ * one recording no event is lost, so the running job is not cut short: the
+ * unit stays busy until the last STOP, and each job is billed from when it
+ * runs (its START, or the STOP of the job before it) to its STOP.
+ */
+TEST(gpu_queued_start)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	const struct hwtel_gpu_consumer *a, *b;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_begin(g, T0);
+	begin_stream();
+	ev(0, GPU_FV, 400, 1100);
+	ev(90, START(PP(3)), 42, 0);	/* runs 9 .. 10 ms */
+	ev(95, START(PP(3)), 43, 0);	/* queued, runs 10 .. 11 ms */
+	ev(100, STOP(PP(3)), 0, 0);
+	ev(110, STOP(PP(3)), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 12 * MS, &r), 0);
+	a = r ? find(r, 42, 0) : NULL;
+	b = r ? find(r, 43, 0) : NULL;
+	CHECK(a && b);
+	if (a && b) {
+		CHECK_U64(a->busy_ns[4], 1 * MS);
+		CHECK_U64(b->busy_ns[4], 1 * MS);
+		CHECK_U64(a->energy_upj, upj(raw(1 * MS, 400, 1100)));
+		CHECK_U64(b->energy_upj, upj(raw(1 * MS, 400, 1100)));
+		CHECK_U64(b->jobs[4], 1);
+	}
+	if (r) {
+		CHECK_U64(r->busy_ns[4], 2 * MS);
+		CHECK_U64(r->energy_upj, upj(raw(2 * MS, 400, 1100)));
+		CHECK_EQ(r->stop_without_start, 0);
+		CHECK_EQ(r->open_at_end, 0);
+	}
 	hwtel_gpu_free(g);
 }
 
