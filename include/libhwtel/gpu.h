@@ -147,6 +147,9 @@ struct hwtel_gpu_report {
 	 */
 	unsigned long lost_stops;
 	uint64_t unbilled_ns[HWTEL_GPU_UNITS];
+	/* STOPs that were the first event of an idle unit after a record gap:
+	 * their START was lost (in the gap, or past the driver's buffer) */
+	unsigned long lost_starts;
 };
 
 struct hwtel_gpu;

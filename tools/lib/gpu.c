@@ -210,6 +210,7 @@ struct unit_state {
 	struct pending pend;	/* the job's time since the gap */
 	struct queued q[QUEUE_MAX];	/* started while it runs, in START order */
 	unsigned int nq;
+	bool fresh;		/* no START or STOP since the last record gap */
 };
 
 enum half { HALF_NONE, HALF_FREQ, HALF_VOLT };
@@ -251,7 +252,8 @@ struct hwtel_gpu {
 };
 
 /* indices of cnt[] = report counters in their order */
-enum { C_LINES, C_MALFORMED, C_OOO, C_STOP, C_START, C_OPEN, C_IGN, C_DVFS, C_LOST_STOP };
+enum { C_LINES, C_MALFORMED, C_OOO, C_STOP, C_START, C_OPEN, C_IGN, C_DVFS, C_LOST_STOP,
+       C_LOST_START };
 
 static void diag(struct hwtel_gpu *g, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -705,6 +707,7 @@ static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
 	int unit = hwtel_gpu_channel_unit(ch);
 	struct unit_state *u = unit >= 0 ? &g->unit[unit] : NULL;
 	uint64_t ts = e->ts_ns;
+	bool fresh = false;
 	int ret;
 
 	if (ts < g->now) {
@@ -714,6 +717,10 @@ static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
 		ts = g->now;
 	}
 	g->now = ts;
+	if (u && (type == HWTEL_GPU_START || type == HWTEL_GPU_STOP)) {
+		fresh = u->fresh;
+		u->fresh = false;
+	}
 	if (type == HWTEL_GPU_START && u) {
 		unsigned int c = 0;
 
@@ -747,6 +754,14 @@ static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
 		u->seg = ts;
 		u->line = e->line;
 	} else if (type == HWTEL_GPU_STOP && u) {
+		if (!u->open && fresh) {
+			/* idle at the gap: its START was in the gap or past the driver's buffer */
+			diag(g, "line %lu: STOP on %s without a START, first event on it after the record gap: its START was lost, skipped",
+			     e->line, unit_names[unit]);
+			count(g, C_STOP);
+			count(g, C_LOST_START);
+			return 0;
+		}
 		if (!u->open) {
 			diag(g, "line %lu: STOP on %s without a START: skipped (its start is unknown)",
 			     e->line, unit_names[unit]);
@@ -895,6 +910,7 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 	r->ignored = g->cnt[s][C_IGN];
 	r->dvfs_changes = g->cnt[s][C_DVFS];
 	r->lost_stops = g->cnt[s][C_LOST_STOP];
+	r->lost_starts = g->cnt[s][C_LOST_START];
 	memcpy(r->unbilled_ns, g->unbilled[s], sizeof(r->unbilled_ns));
 	return 0;
 }
@@ -928,6 +944,7 @@ int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
 	for (i = 0; i < HWTEL_GPU_UNITS; i++) {
 		struct unit_state *u = &g->unit[i];
 
+		u->fresh = true;
 		if (!u->open)
 			continue;
 		account(g, i, t1_ns);

@@ -66,7 +66,7 @@ static uint64_t unbilled_of(const struct hwtel_gpu_report *r)
 /* The stream lost events (record gaps): every format says so, only then */
 static bool lost_any(const struct hwtel_gpu_report *r)
 {
-	return r->lost_stops || unbilled_of(r);
+	return r->lost_stops || r->lost_starts || unbilled_of(r);
 }
 
 static void name_of(const struct hwtel_gpu_consumer *c, char *buf, size_t size)
@@ -143,9 +143,14 @@ static int gpu_format_text_c(FILE *f, const struct hwtel_gpu_report *r)
 			fputs(";\n  no operating point is known yet (see --initial-opp)\n", f);
 		}
 	}
-	if (lost_any(r))
-		fprintf(f, "\nLost events: %lu job%s running at a record gap had no STOP after it: closed at the gap;\n  %.3f ms after the gap not billed\n",
+	if (lost_any(r)) {
+		fprintf(f, "\nLost events: %lu job%s running at a record gap had no STOP after it: closed at the gap;\n  %.3f ms after the gap not billed",
 			r->lost_stops, r->lost_stops == 1 ? "" : "s", (double)unbilled_of(r) / 1e6);
+		if (r->lost_starts)
+			fprintf(f, ";\n  %lu STOP%s after a record gap had no START: not billed",
+				r->lost_starts, r->lost_starts == 1 ? "" : "s");
+		fputc('\n', f);
+	}
 	if (reused)
 		fputs("\nA PID was reused during the capture: one row per process.\n", f);
 	if (is_drm(r) && r->estimated_ns) {
@@ -316,6 +321,8 @@ static int gpu_format_json_c(FILE *f, const struct hwtel_gpu_report *r)
 		hj_obj_begin(&j);
 		hj_key(&j, "stops");
 		hj_u64(&j, r->lost_stops);
+		hj_key(&j, "starts");
+		hj_u64(&j, r->lost_starts);
 		hj_key(&j, "unbilled_ns");
 		hj_u64(&j, unbilled_of(r));
 		hj_obj_end(&j);
@@ -375,12 +382,13 @@ static int gpu_format_csv_c(FILE *f, const struct hwtel_gpu_report *r, const cha
 	csv_row(f, r, sep, "total", 0, "", r->busy_ns, r->jobs, r->energy_upj, r->mean_pw,
 		r->energy_upj ? 1.0 : 0.0, "");
 	if (lost_any(r)) {
-		/* busy: time not billed after a gap; jobs: jobs whose end was lost */
+		/* busy: time not billed after a gap; jobs: jobs whose STOP or START was lost */
 		fprintf(f, "lost%s0%s", sep, sep);
 		for (k = 0; k < HWTEL_GPU_UNITS; k++)
 			if (unit_exists(r, k))
 				fprintf(f, "%s%" PRIu64, sep, r->unbilled_ns[k]);
-		fprintf(f, "%s%lu%s%s%s%s\n", sep, r->lost_stops, sep, sep, sep, sep);
+		fprintf(f, "%s%lu%s%s%s%s\n", sep, r->lost_stops + r->lost_starts, sep, sep, sep,
+			sep);
 	}
 	return ferror(f) ? -EIO : 0;
 }
@@ -458,9 +466,10 @@ static int gpu_format_prom_c(FILE *f, const struct hwtel_gpu_report *cum,
 	      "# TYPE hwtel_gpu_unattributed_seconds_total counter\n", f);
 	fprintf(f, "hwtel_gpu_unattributed_seconds_total %.9f\n", (double)cum->unattributed_ns / 1e9);
 	if (lost_any(cum)) {
-		fputs("# HELP hwtel_gpu_lost_events_total Job events the stream lost (event=\"stop\": jobs running at a record gap with no STOP after it).\n"
+		fputs("# HELP hwtel_gpu_lost_events_total Job events lost in a record gap or past the driver's buffer (event=\"stop\": jobs running at a gap with no STOP after it; \"start\": STOPs after a gap with no START).\n"
 		      "# TYPE hwtel_gpu_lost_events_total counter\n", f);
 		fprintf(f, "hwtel_gpu_lost_events_total{event=\"stop\"} %lu\n", cum->lost_stops);
+		fprintf(f, "hwtel_gpu_lost_events_total{event=\"start\"} %lu\n", cum->lost_starts);
 		fputs("# HELP hwtel_gpu_unbilled_seconds_total Time jobs stayed open after a record gap without a STOP: not billed.\n"
 		      "# TYPE hwtel_gpu_unbilled_seconds_total counter\n", f);
 		fprintf(f, "hwtel_gpu_unbilled_seconds_total %.9f\n", (double)unbilled_of(cum) / 1e9);

@@ -634,6 +634,53 @@ TEST(gpu_queued_start)
 	hwtel_gpu_free(g);
 }
 
+/*
+ * Issue 20, driver buffer overflow: the driver drops the events past its
+ * buffer (hwtel_sim_mali: the tail of the recording; no sequence number or
+ * drop count in the stream). Recording 1 fills up after 1 ms: the STOP of
+ * PP0 and the START of PP1 are dropped. Recording 2 shows the impossible
+ * order: a START first on PP0, which was running, and a STOP first on PP1,
+ * which was idle. Both are reported as lost events.
+ */
+TEST(gpu_overflow_detected)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	char *out;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	hwtel_gpu_begin(g, T0);
+	begin_stream();
+	ev(5, STOP(PP(2)), 0, 0);	/* a job from before the capture: no loss */
+	ev(10, START(PP(0)), 7, 0);
+	/* dropped: STOP PP0 at 5 ms, START PP1 pid 8 at 6 ms */
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 10 * MS, &r), 0);
+	out = r ? render(g, r) : NULL;
+	CHECK(out && !strstr(out, "Lost events"));
+	free(out);
+	begin_stream();
+	ev(120, STOP(PP(1)), 0, 0);
+	ev(130, START(PP(0)), 9, 0);
+	ev(140, STOP(PP(0)), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 20 * MS, &r), 0);
+	if (!r) {
+		hwtel_gpu_free(g);
+		return;
+	}
+	CHECK_U64(r->energy_upj, upj(raw(1 * MS, 266, 1000)));
+	out = render(g, r);
+	CHECK(strstr(out, "\nLost events: 1 job running at a record gap had no STOP after it: closed at the gap;\n  3.000 ms after the gap not billed;\n  1 STOP after a record gap had no START: not billed\n") != NULL);
+	CHECK(strstr(out, "\nlost,0,,0,3000000,0,0,0,0,0,0,0,2,,,,\n") != NULL);
+	CHECK(strstr(out, "\nhwtel_gpu_lost_events_total{event=\"start\"} 1\n") != NULL);
+	CHECK(strstr(out, "\"lost\": {\n        \"stops\": 1,\n        \"starts\": 1,\n") != NULL);
+	free(out);
+	CHECK_EQ(hwtel_gpu_cumulative(g)->stop_without_start, 2);
+	hwtel_gpu_free(g);
+}
+
 TEST(gpu_opp_file)
 {
 	struct hwtel_gpu_opp *t = NULL;
