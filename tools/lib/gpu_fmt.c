@@ -426,37 +426,51 @@ static void prom_who(FILE *f, const struct hwtel_gpu_consumer *c)
 	fputc('"', f);
 }
 
+/* A family's HELP and TYPE, before its first sample only (none: no lines) */
+static void prom_head(FILE *f, bool *done, const char *head)
+{
+	if (!*done)
+		fputs(head, f);
+	*done = true;
+}
+
 static int gpu_format_prom_c(FILE *f, const struct hwtel_gpu_report *cum,
 			       const struct hwtel_gpu_report *r)
 {
 	unsigned int i, k;
+	bool head = false;
 
 	hwtel_clear_error();
-	fputs("# HELP hwtel_gpu_energy_pseudojoules_total GPU energy per process (P = C V^2 f, 1 PW = one unit at 266 MHz and 1 V).\n"
-	      "# TYPE hwtel_gpu_energy_pseudojoules_total counter\n", f);
 	for (i = 0; i < cum->nconsumers; i++) {
+		prom_head(f, &head,
+			  "# HELP hwtel_gpu_energy_pseudojoules_total GPU energy per process (P = C V^2 f, 1 PW = one unit at 266 MHz and 1 V).\n"
+			  "# TYPE hwtel_gpu_energy_pseudojoules_total counter\n");
 		fputs("hwtel_gpu_energy_pseudojoules_total{", f);
 		prom_who(f, &cum->consumers[i]);
 		fprintf(f, "} %" PRIu64 ".%06" PRIu64 "\n", cum->consumers[i].energy_upj / 1000000,
 			cum->consumers[i].energy_upj % 1000000);
 	}
-	fputs("# HELP hwtel_gpu_busy_seconds_total Time GPU units ran jobs of a process.\n"
-	      "# TYPE hwtel_gpu_busy_seconds_total counter\n", f);
+	head = false;
 	for (i = 0; i < cum->nconsumers; i++)
 		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
 			if (!cum->consumers[i].busy_ns[k])
 				continue;
+			prom_head(f, &head,
+				  "# HELP hwtel_gpu_busy_seconds_total Time GPU units ran jobs of a process.\n"
+				  "# TYPE hwtel_gpu_busy_seconds_total counter\n");
 			fputs("hwtel_gpu_busy_seconds_total{", f);
 			prom_who(f, &cum->consumers[i]);
 			fprintf(f, ",unit=\"%s\"} %.9f\n", unit_name(cum, k),
 				(double)cum->consumers[i].busy_ns[k] / 1e9);
 		}
-	fputs("# HELP hwtel_gpu_jobs_total GPU jobs started by a process.\n"
-	      "# TYPE hwtel_gpu_jobs_total counter\n", f);
+	head = false;
 	for (i = 0; i < cum->nconsumers; i++)
 		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
 			if (!cum->consumers[i].jobs[k])
 				continue;
+			prom_head(f, &head,
+				  "# HELP hwtel_gpu_jobs_total GPU jobs started by a process.\n"
+				  "# TYPE hwtel_gpu_jobs_total counter\n");
 			fputs("hwtel_gpu_jobs_total{", f);
 			prom_who(f, &cum->consumers[i]);
 			fprintf(f, ",unit=\"%s\"} %" PRIu64 "\n", unit_name(cum, k),
@@ -474,14 +488,19 @@ static int gpu_format_prom_c(FILE *f, const struct hwtel_gpu_report *cum,
 		      "# TYPE hwtel_gpu_unbilled_seconds_total counter\n", f);
 		fprintf(f, "hwtel_gpu_unbilled_seconds_total %.9f\n", (double)unbilled_of(cum) / 1e9);
 	}
-	fputs("# HELP hwtel_gpu_power_pseudowatts Mean GPU power of a process over the last interval.\n"
-	      "# TYPE hwtel_gpu_power_pseudowatts gauge\n", f);
+	head = false;
 	for (i = 0; i < r->nconsumers; i++) {
+		prom_head(f, &head,
+			  "# HELP hwtel_gpu_power_pseudowatts Mean GPU power of a process over the last interval.\n"
+			  "# TYPE hwtel_gpu_power_pseudowatts gauge\n");
 		fputs("hwtel_gpu_power_pseudowatts{", f);
 		prom_who(f, &r->consumers[i]);
 		fprintf(f, "} %.6f\n", r->consumers[i].mean_pw);
 	}
-	fprintf(f, "hwtel_gpu_power_pseudowatts{pid=\"total\"} %.6f\n", r->mean_pw);
+	/* its own family: the per-process one has other labels */
+	fputs("# HELP hwtel_gpu_total_power_pseudowatts Mean GPU power over the last interval.\n"
+	      "# TYPE hwtel_gpu_total_power_pseudowatts gauge\n", f);
+	fprintf(f, "hwtel_gpu_total_power_pseudowatts %.6f\n", r->mean_pw);
 	return ferror(f) ? -EIO : 0;
 }
 

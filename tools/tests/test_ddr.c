@@ -204,6 +204,7 @@ TEST(ddr_csv_and_prometheus)
 	CHECK(strstr(out, "hwtel_ddr_bandwidth_bytes_per_second{device=\"mrvl_ddr_pmu_87e1c0000000\",controller=\"0x87e1c0000000\",direction=\"write\"} 6.4e+09\n") != NULL);
 	CHECK(strstr(out, "ddr_rd_crc_error\"} ") == NULL || strstr(out, "running_ratio{device=\"mrvl_ddr_pmu_87e1c0000000\",controller=\"0x87e1c0000000\",event=\"ddr_rd_crc_error\"}") != NULL);
 	CHECK(strstr(out, "pmu=") == NULL);
+	unit_check_prom("ddr", out);
 	/* the exported names the Grafana dashboard is checked against */
 	unit_golden(out, "golden/ddr.prom", true);
 	free(out);

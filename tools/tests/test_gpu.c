@@ -738,7 +738,29 @@ TEST(gpu_format_golden)
 	fclose(f);
 	CHECK(unit_golden(out, "golden/gpu-scenario.txt", true));
 	free(out);
+	out = NULL;
+	f = open_memstream(&out, &olen);
+	CHECK_EQ(hwtel_gpu_format_prom(f, hwtel_gpu_cumulative(g), r), 0);
+	fclose(f);
+	unit_check_prom("gpu", out);
+	free(out);
 	hwtel_gpu_free(g);
+}
+
+/* The textfile of an interval in which no process used the GPU */
+TEST(gpu_prom_no_consumer)
+{
+	struct hwtel_gpu_report r;
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *f;
+
+	memset(&r, 0, sizeof(r));
+	f = open_memstream(&out, &olen);
+	CHECK_EQ(hwtel_gpu_format_prom(f, &r, &r), 0);
+	fclose(f);
+	unit_check_prom("gpu, no consumer", out);
+	free(out);
 }
 
 /* hwtel gpu: exit statuses of bad options and of a missing source */

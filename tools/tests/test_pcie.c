@@ -604,6 +604,7 @@ TEST(pcie_prometheus)
 		helps++;
 	CHECK(types > 10);
 	CHECK_EQ(helps, types);
+	unit_check_prom("pcie", out);
 	unit_golden(out, "golden/seed.prom", true);
 	free(out);
 	free(d);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* TAP runner of the host unit tests. */
+#include <limits.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -84,6 +85,59 @@ bool unit_golden(const char *got, const char *path, bool updatable)
 	}
 	free(want);
 	return ok;
+}
+
+/* Run @cmd (a printf format with one %s, the file); its output as "#   " lines */
+static int prom_run(const char *what, const char *tool, const char *cmd, const char *path)
+{
+	char line[512], full[PATH_MAX + 256];
+	FILE *p;
+	int st;
+
+	snprintf(full, sizeof(full), cmd, path);
+	p = popen(full, "r");
+	if (!p) {
+		printf("#   %s: cannot run %s\n", what, tool);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), p))
+		printf("#   %s: %s: %s", what, tool, line);
+	st = pclose(p);
+	if (st) {
+		printf("#   %s: %s refuses it (status %d)\n", what, tool, st);
+		return -1;
+	}
+	return 0;
+}
+
+void unit_check_prom(const char *what, const char *text)
+{
+	char path[] = "/tmp/hwtel-unit-prom.XXXXXX";
+	int fd;
+	FILE *f;
+
+	if (system("command -v promtool > /dev/null 2>&1")) {
+		printf("#   %s: promtool not found: install Debian's package prometheus "
+		       "(scripts/install-deps)\n", what);
+		unit_failed++;
+		return;
+	}
+	fd = mkstemp(path);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		printf("#   %s: cannot create %s\n", what, path);
+		unit_failed++;
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	fputs(text, f);
+	fclose(f);
+	if (prom_run(what, "promtool", "promtool check metrics < %s 2>&1", path))
+		unit_failed++;
+	if (prom_run(what, "promcheck.py", "python3 ../../selftests/fleet/promcheck.py %s 2>&1", path))
+		unit_failed++;
+	unlink(path);
 }
 
 static char comma_dir[] = "/tmp/hwtel-unit-locale.XXXXXX";

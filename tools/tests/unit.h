@@ -77,6 +77,11 @@ char *unit_slurp(const char *path, size_t *len);
  * (only for goldens that are ours, never the seed's).
  */
 bool unit_golden(const char *got, const char *path, bool updatable);
+/* fail unless `promtool check metrics` (Debian: package prometheus) and
+ * selftests/fleet/promcheck.py accept the exposition @text; their
+ * complaints are printed. A missing promtool is a failure, not a skip.
+ */
+void unit_check_prom(const char *what, const char *text);
 /* setlocale(LC_ALL, ...) to a locale with a decimal comma (built with
  * localedef in a scratch directory if none is installed); false, with the
  * reason printed and the test failed, when there is none. Back with
