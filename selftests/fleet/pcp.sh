@@ -298,7 +298,8 @@ python3 "$FLEET/promcheck.py" "$T/tf/hwtel-pcie.prom" \
 	-- "$T/tf/hwtel-ddr.prom" \
 	"hwtel_ddr_bytes_total{$DL,direction=\"read\"}=32000" \
 	"hwtel_ddr_bytes_total{$DL,direction=\"write\"}=448" \
-	"hwtel_ddr_events_total{$DL,event=\"ddr_cam_read\"}=42" \
+	"hwtel_ddr_events_counted_total{$DL,event=\"ddr_cam_read\"}=42" \
+	"hwtel_ddr_events_estimate{$DL,event=\"ddr_cam_read\"}=42" \
 	"hwtel_ddr_event_running_ratio{$DL,event=\"ddr_cam_read\"}=1" \
 	-- "$T/bad.prom" > "$T/prom.txt" 2>&1
 res()

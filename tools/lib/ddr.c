@@ -791,6 +791,7 @@ static int ddr_format_prom_c(FILE *f, const struct hwtel_ddr_data *cum,
 {
 	char lbl[2 * HWTEL_NAME_MAX + 40];
 	unsigned int k, i;
+	bool head = false;
 
 	hwtel_clear_error();
 	fputs("# HELP hwtel_ddr_bytes_total Bytes moved by DDR reads and writes (fixed counters x 64 B).\n"
@@ -802,16 +803,35 @@ static int ddr_format_prom_c(FILE *f, const struct hwtel_ddr_data *cum,
 		fprintf(f, "hwtel_ddr_bytes_total{%s,direction=\"write\"} %llu\n", lbl,
 			(unsigned long long)(cum[k].writes * HWTEL_DDR_BURST_BYTES));
 	}
-	fputs("# HELP hwtel_ddr_events_total Generic DSS events (scaled by perf when multiplexed).\n"
-	      "# TYPE hwtel_ddr_events_total counter\n", f);
+	/*
+	 * What the counter counted while the event was on it: it only grows.
+	 * The estimate scales it by enabled/running (perf's multiplexing) and
+	 * goes down when the event is counted more of the time than before,
+	 * so it is a gauge.
+	 */
+	fputs("# HELP hwtel_ddr_events_counted_total Generic DSS events counted while the event was on a counter (not scaled).\n"
+	      "# TYPE hwtel_ddr_events_counted_total counter\n", f);
+	for (k = 0; k < n; k++) {
+		prom_labels(&cum[k], lbl, sizeof(lbl));
+		for (i = 0; i < cum[k].nevents; i++)
+			fprintf(f, "hwtel_ddr_events_counted_total{%s,event=\"%s\"} %llu\n",
+				lbl, cum[k].events[i].name,
+				(unsigned long long)cum[k].events[i].value);
+	}
+	head = false;
 	for (k = 0; k < n; k++) {
 		prom_labels(&cum[k], lbl, sizeof(lbl));
 		for (i = 0; i < cum[k].nevents; i++) {
 			double v;
 
-			if (hwtel_ddr_value(&cum[k], cum[k].events[i].name, &v, NULL))
-				fprintf(f, "hwtel_ddr_events_total{%s,event=\"%s\"} %.0f\n",
-					lbl, cum[k].events[i].name, v);
+			if (!hwtel_ddr_value(&cum[k], cum[k].events[i].name, &v, NULL))
+				continue;
+			if (!head)
+				fputs("# HELP hwtel_ddr_events_estimate Generic DSS events since the start, scaled by perf when multiplexed (an estimate: it can go down).\n"
+				      "# TYPE hwtel_ddr_events_estimate gauge\n", f);
+			head = true;
+			fprintf(f, "hwtel_ddr_events_estimate{%s,event=\"%s\"} %.0f\n",
+				lbl, cum[k].events[i].name, v);
 		}
 	}
 	fputs("# HELP hwtel_ddr_event_running_ratio Share of the time an event was counted (1 = exact).\n"

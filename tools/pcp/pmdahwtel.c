@@ -60,6 +60,8 @@ struct hmetric {
 #define CTR(n, c, i, ind, u, o, h) { n, c, i, ind, PM_TYPE_U64, PM_SEM_COUNTER, u, o, h }
 #define GAUGE(n, c, i, ind, u, o, h) { n, c, i, ind, PM_TYPE_U32, PM_SEM_INSTANT, u, o, h }
 #define DISC(n, c, i, ind, u, o, h) { n, c, i, ind, PM_TYPE_U32, PM_SEM_DISCRETE, u, o, h }
+/* a 64-bit value that can go down: perf's scaled estimate of an event */
+#define INST64(n, c, i, ind, u, o, h) { n, c, i, ind, PM_TYPE_U64, PM_SEM_INSTANT, u, o, h }
 
 static const struct hmetric hm[] = {
 	CTR("pcie.ep.pcie_cycles", CL_EP, 0, IND_EP, U_COUNT,
@@ -197,12 +199,15 @@ static const struct hmetric hm[] = {
 	    "bytes written to DDR",
 	    "hwtel.ddr.writes times 64 bytes; its rate is the write bandwidth\n"
 	    "(hwtel.ddr.write_bandwidth)."),
-	CTR("ddr.event.count", CL_DDREV, 0, IND_DDREV, U_COUNT,
-	    "count of a generic DSS event",
-	    "Count of a generic DSS event since the agent opened it. Up to 8\n"
-	    "generic events are counted exactly in one group; with more, perf\n"
-	    "multiplexes the groups and this is the count scaled by\n"
-	    "enabled/running (hwtel.ddr.event.exact is then 0)."),
+	INST64("ddr.event.count", CL_DDREV, 0, IND_DDREV, U_COUNT,
+	       "count of a generic DSS event (an estimate when multiplexed)",
+	       "Count of a generic DSS event since the agent opened it. Up to 8\n"
+	       "generic events are counted exactly in one group; with more, perf\n"
+	       "multiplexes the groups and this is the count scaled by\n"
+	       "enabled/running (hwtel.ddr.event.exact is then 0). The estimate\n"
+	       "goes down when the event is counted more of the time than before,\n"
+	       "so its semantics are instant, not counter: PCP clients do not\n"
+	       "turn it into a rate."),
 	GAUGE("ddr.event.exact", CL_DDREV, 1, IND_DDREV, U_NONE,
 	      "1 if hwtel.ddr.event.count is an exact count",
 	      "1 if the event was counted all the time (not multiplexed), 0 if\n"
