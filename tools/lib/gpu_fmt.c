@@ -488,19 +488,8 @@ static int gpu_format_prom_c(FILE *f, const struct hwtel_gpu_report *cum,
 		      "# TYPE hwtel_gpu_unbilled_seconds_total counter\n", f);
 		fprintf(f, "hwtel_gpu_unbilled_seconds_total %.9f\n", (double)unbilled_of(cum) / 1e9);
 	}
-	head = false;
-	for (i = 0; i < r->nconsumers; i++) {
-		prom_head(f, &head,
-			  "# HELP hwtel_gpu_power_pseudowatts Mean GPU power of a process over the last interval.\n"
-			  "# TYPE hwtel_gpu_power_pseudowatts gauge\n");
-		fputs("hwtel_gpu_power_pseudowatts{", f);
-		prom_who(f, &r->consumers[i]);
-		fprintf(f, "} %.6f\n", r->consumers[i].mean_pw);
-	}
-	/* its own family: the per-process one has other labels */
-	fputs("# HELP hwtel_gpu_total_power_pseudowatts Mean GPU power over the last interval.\n"
-	      "# TYPE hwtel_gpu_total_power_pseudowatts gauge\n", f);
-	fprintf(f, "hwtel_gpu_total_power_pseudowatts %.6f\n", r->mean_pw);
+	/* power is rate() of the energy counter: no gauge of the interval */
+	(void)r;
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -743,6 +743,8 @@ TEST(gpu_format_golden)
 	CHECK_EQ(hwtel_gpu_format_prom(f, hwtel_gpu_cumulative(g), r), 0);
 	fclose(f);
 	unit_check_prom("gpu", out);
+	/* no per-interval power: rate() of the energy counter gives it */
+	CHECK(strstr(out, "power_pseudowatts") == NULL);
 	free(out);
 	hwtel_gpu_free(g);
 }
