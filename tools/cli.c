@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -345,6 +346,57 @@ static int run_command(char **argv, int *child_status)
 	return 0;
 }
 
+/*
+ * The textfile of --prometheus this process last replaced: a regular file,
+ * by device, inode and modification time (an inode number can be reused). When the exporter stops on a signal or an error it
+ * removes that file, and only that file (never a device or FIFO it wrote
+ * in place, nor a file someone put there since).
+ */
+static struct {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	bool set;
+} prom_own;
+
+void hwtel_prom_wrote(const char *path)
+{
+	struct stat st;
+
+	prom_own.set = !stat(path, &st) && S_ISREG(st.st_mode);
+	if (prom_own.set) {
+		prom_own.dev = st.st_dev;
+		prom_own.ino = st.st_ino;
+		prom_own.mtime = st.st_mtim;
+	}
+}
+
+bool hwtel_prom_remove(const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (!prom_own.set)
+		return false;
+	prom_own.set = false;
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_dev != prom_own.dev ||
+	    st.st_ino != prom_own.ino || st.st_mtim.tv_sec != prom_own.mtime.tv_sec ||
+	    st.st_mtim.tv_nsec != prom_own.mtime.tv_nsec)
+		return false;
+	/* through a symbolic link: the file written was the one it names */
+	if (!realpath(path, real) || unlink(real)) {
+		fprintf(stderr, "hwtel: warning: cannot remove %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static void prom_stop(const struct hwtel_opts *o, int status)
+{
+	if (o->watch && o->prom_file && (stop_sig || status != HWTEL_EXIT_OK))
+		hwtel_prom_remove(o->prom_file);
+}
+
 static int write_prom(const char *path, int (*fn)(FILE *, const void *, const void *, double, unsigned int),
 		      const void *cum, const void *d, double s, unsigned int n)
 {
@@ -359,6 +411,8 @@ static int write_prom(const char *path, int (*fn)(FILE *, const void *, const vo
 	fclose(f);
 	if (!ret)
 		ret = hwtel_write_atomic(path, buf, len);
+	if (!ret)
+		hwtel_prom_wrote(path);
 	free(buf);
 	return ret;
 }
@@ -668,6 +722,7 @@ out:
 	} else if (ret) {
 		status = fail(ret);
 	}
+	prom_stop(o, status);
 	hwtel_pcie_close(h);
 	free(a);
 	free(b);
@@ -823,6 +878,7 @@ out:
 			status = fail(ret);
 		}
 	}
+	prom_stop(o, status);
 	for (k = 0; k < n; k++)
 		hwtel_ddr_close(h[k]);
 	free(names);

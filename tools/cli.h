@@ -59,6 +59,16 @@ int hwtel_nfb_main(int argc, char **argv);
  * 0, or -EIO when @out has an error.
  */
 int hwtel_json_line(FILE *out, const char *text, size_t len, const double *interval);
+
+/*
+ * --prometheus in watch mode: hwtel_prom_wrote() after each successful
+ * hwtel_write_atomic() of @path remembers the regular file it left there;
+ * hwtel_prom_remove() removes it, when it is still that file (same device
+ * and inode), so that a stopped exporter leaves no frozen values behind.
+ * True if it removed it.
+ */
+void hwtel_prom_wrote(const char *path);
+bool hwtel_prom_remove(const char *path);
 /* Map a negative errno of libhwtel to an exit status. */
 int hwtel_exit_status(int err);
 

@@ -377,6 +377,8 @@ static int gpu_output(const struct gpu_opts *o, const struct hwtel_gpu_report *c
 		fclose(f);
 		if (!ret)
 			ret = hwtel_write_atomic(o->prom_file, buf, len);
+		if (!ret)
+			hwtel_prom_wrote(o->prom_file);
 		free(buf);
 	}
 	return ret;
@@ -562,6 +564,8 @@ int hwtel_gpu_main(int argc, char **argv)
 			return HWTEL_EXIT_USAGE;
 		ret = gpu_drm_main(&o, table, ntable);
 		free(table);
+		if (o.watch && o.prom_file && (gpu_stop || ret != HWTEL_EXIT_OK))
+			hwtel_prom_remove(o.prom_file);
 		return ret;
 	}
 	if (access(record, F_OK) || access(events, F_OK) || access(enable, F_OK)) {
@@ -680,5 +684,7 @@ out:
 		write_str(enable, "0");
 	hwtel_gpu_procmon_stop(pm);
 	hwtel_gpu_free(g);
+	if (o.watch && o.prom_file && (gpu_stop || status != HWTEL_EXIT_OK))
+		hwtel_prom_remove(o.prom_file);
 	return status;
 }

@@ -269,10 +269,12 @@ for i in "words,ep=0,bus=0 1000" "items,ep=0,bus=0 800" "stall,ep=0,bus=2 77" \
 	echo "$i" > "$PCIE_DBG/inject"
 done
 rewrites "$T/tf/hwtel-pcie.prom" 2
+# the last file it wrote, for the format check below: it removes its own
+cp "$T/tf/hwtel-pcie.prom" "$T/pcie.prom"
 kill -TERM "$EXP_PID"
 wait "$EXP_PID"
-tap_eq "the pcie exporter exits 0 on SIGTERM (systemctl stop), no temporary file left" \
-	"0 hwtel-pcie.prom" "$? $(ls "$T/tf")"
+tap_eq "the pcie exporter exits 0 on SIGTERM (systemctl stop), removes its textfile, no temporary file left" \
+	"0 " "$? $(ls "$T/tf")"
 L="device=\"$P\",endpoint=\"0\""
 # the DDR labels: the PMU and its controller, the MMIO base the name holds
 DL="device=\"$D\",controller=\"0x${D#mrvl_ddr_pmu_}\""
@@ -281,11 +283,12 @@ echo "ddr_ddr_reads 500" > "$DDR_DBG/inject"
 echo "ddr_ddr_writes 7" > "$DDR_DBG/inject"
 echo "ddr_cam_read 42" > "$DDR_DBG/inject"
 rewrites "$T/tf/hwtel-ddr.prom" 2
+cp "$T/tf/hwtel-ddr.prom" "$T/ddr.prom"
 kill -TERM "$EXP_PID"
 wait "$EXP_PID"
-tap_eq "the ddr exporter exits 0 on SIGTERM" "0" "$?"
+tap_eq "the ddr exporter exits 0 on SIGTERM, removes its textfile" "0 " "$? $(ls "$T/tf")"
 printf '# HELP x_total a\n# TYPE x_total counter\nx_total{a="1"} 1\nx_total{a="1"} 2\n' > "$T/bad.prom"
-python3 "$FLEET/promcheck.py" "$T/tf/hwtel-pcie.prom" \
+python3 "$FLEET/promcheck.py" "$T/pcie.prom" \
 	"hwtel_pcie_bus_cycles_total{$L,bus=\"RQ\",event=\"words\"}=1000" \
 	"hwtel_pcie_bus_bytes_total{$L,bus=\"RQ\"}=6400" \
 	"hwtel_pcie_bus_cycles_total{$L,bus=\"UP0\",event=\"stall\"}=77" \
@@ -295,7 +298,7 @@ python3 "$FLEET/promcheck.py" "$T/tf/hwtel-pcie.prom" \
 	"hwtel_pcie_tags_free{$L}=200" "hwtel_pcie_stfifo_free_words{$L}=600" \
 	"hwtel_pcie_link_up{$L}=1" "hwtel_pcie_max_payload_bytes{$L}=512" \
 	"hwtel_pcie_flag{device=\"$P\",flag=\"lost_deltas\"}=0" \
-	-- "$T/tf/hwtel-ddr.prom" \
+	-- "$T/ddr.prom" \
 	"hwtel_ddr_bytes_total{$DL,direction=\"read\"}=32000" \
 	"hwtel_ddr_bytes_total{$DL,direction=\"write\"}=448" \
 	"hwtel_ddr_events_counted_total{$DL,event=\"ddr_cam_read\"}=42" \
@@ -307,9 +310,9 @@ res()
 	grep "^$1 $2" "$T/prom.txt" > /dev/null || { cat "$T/prom.txt"; return 1; }
 }
 tap_check "pcie textfile: strict format, the counts injected while it ran, the gauges" \
-	res ok "$T/tf/hwtel-pcie.prom"
+	res ok "$T/pcie.prom"
 tap_check "ddr textfile: strict format, bytes = 64 x the injected bursts, the event count" \
-	res ok "$T/tf/hwtel-ddr.prom"
+	res ok "$T/ddr.prom"
 tap_check "the format check refuses a series written twice" res bad "$T/bad.prom"
 
 # --- 17-21: the seed profile through pmcd: rates and derived shares -----

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -270,4 +271,55 @@ TEST(cli_json_one_line)
 	CHECK_STR(buf, "{\"seconds\": 1.0, \"data\": [{\"pmu\": \"a b\\\" \\n  x\", \"v\": []}], \"e\": {}}\n"
 		  "{\"interval\": 2.500000000, \"seconds\": 1.0, \"data\": [{\"pmu\": \"a b\\\" \\n  x\", "
 		  "\"v\": []}], \"e\": {}}\n");
+}
+
+/*
+ * A stopped exporter removes the textfile it wrote (--prometheus -w), and
+ * nothing else: not a FIFO or device it wrote in place, not a file that
+ * replaced its own.
+ */
+TEST(cli_prom_remove_own_file)
+{
+	char dir[] = "/tmp/hwtel-unit-prom.XXXXXX", file[64], fifo[64], lnk[64], keep[64];
+	struct stat st;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(file, sizeof(file), "%s/hwtel-pcie.prom", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.prom", dir);
+	snprintf(lnk, sizeof(lnk), "%s/link.prom", dir);
+	snprintf(keep, sizeof(keep), "%s/keep", dir);
+
+	CHECK(!hwtel_prom_remove(file));		/* nothing written yet */
+	CHECK_EQ(hwtel_write_atomic(file, "a 1\n", 4), 0);
+	hwtel_prom_wrote(file);
+	CHECK(hwtel_prom_remove(file));
+	CHECK_EQ(stat(file, &st), -1);
+
+	/* replaced by another file since: left alone */
+	CHECK_EQ(hwtel_write_atomic(file, "a 1\n", 4), 0);
+	hwtel_prom_wrote(file);
+	CHECK_EQ(link(file, keep), 0);	/* its inode cannot be reused */
+	CHECK_EQ(hwtel_write_atomic(file, "b 2\n", 4), 0);
+	CHECK(!hwtel_prom_remove(file));
+	CHECK_EQ(stat(file, &st), 0);
+
+	/* a FIFO is written in place, never removed */
+	CHECK_EQ(mkfifo(fifo, 0600), 0);
+	hwtel_prom_wrote(fifo);
+	CHECK(!hwtel_prom_remove(fifo));
+	CHECK_EQ(lstat(fifo, &st), 0);
+	CHECK(S_ISFIFO(st.st_mode));
+
+	/* through a symbolic link: the file it names goes */
+	CHECK_EQ(symlink("hwtel-pcie.prom", lnk), 0);
+	CHECK_EQ(hwtel_write_atomic(lnk, "c 3\n", 4), 0);
+	hwtel_prom_wrote(lnk);
+	CHECK(hwtel_prom_remove(lnk));
+	CHECK_EQ(stat(file, &st), -1);
+
+	unlink(keep);
+	unlink(lnk);
+	unlink(fifo);
+	unlink(file);
+	CHECK_EQ(rmdir(dir), 0);
 }
