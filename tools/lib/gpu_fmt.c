@@ -343,6 +343,18 @@ int hwtel_gpu_format_json(FILE *f, const struct hwtel_gpu_report *r)
 	return ret;
 }
 
+struct num_s {
+	char s[24];
+};
+
+static struct num_s u64_s(uint64_t v)
+{
+	struct num_s n;
+
+	snprintf(n.s, sizeof(n.s), "%" PRIu64, v);
+	return n;
+}
+
 static void csv_row(FILE *f, const struct hwtel_gpu_report *r, const char *sep,
 		    const char *pid, unsigned int life,
 		    const char *comm, const uint64_t *busy, const uint64_t *jobs,
@@ -350,13 +362,20 @@ static void csv_row(FILE *f, const struct hwtel_gpu_report *r, const char *sep,
 {
 	unsigned int k;
 
-	fprintf(f, "%s%s%u%s", pid, sep, life, sep);
+	/* every field quoted when it holds the separator (RFC 4180) */
+	hwtel_csv_fmt(f, sep, "%s", pid);
+	hwtel_csv_fmt(f, sep, "%u", life);
 	hwtel_csv_field(f, comm, sep);
 	for (k = 0; k < HWTEL_GPU_UNITS; k++)
-		if (unit_exists(r, k))
-			fprintf(f, "%s%" PRIu64, sep, busy[k]);
-	fprintf(f, "%s%" PRIu64 "%s%" PRIu64 "%s%.6f%s%.6f%s", sep, jobs_of(jobs), sep, upj, sep,
-		pw, sep, share, sep);
+		if (unit_exists(r, k)) {
+			fputs(sep, f);
+			hwtel_csv_field(f, u64_s(busy[k]).s, sep);
+		}
+	fputs(sep, f);
+	hwtel_csv_fmt(f, sep, "%" PRIu64, jobs_of(jobs));
+	hwtel_csv_fmt(f, sep, "%" PRIu64, upj);
+	hwtel_csv_fmt(f, sep, "%.6f", pw);
+	hwtel_csv_fmt(f, sep, "%.6f", share);
 	hwtel_csv_field(f, cmdline, sep);
 	fputc('\n', f);
 }

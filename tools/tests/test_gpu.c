@@ -765,6 +765,48 @@ TEST(gpu_prom_no_consumer)
 	free(out);
 }
 
+/* fields of one RFC 4180 record at @sep (quotes honoured), -1 if unbalanced */
+static int csv_fields(const char *line, char sep)
+{
+	bool quoted = false;
+	int n = 1;
+
+	for (; *line && *line != '\n'; line++) {
+		if (*line == '"')
+			quoted = !quoted;
+		else if (*line == sep && !quoted)
+			n++;
+	}
+	return quoted ? -1 : n;
+}
+
+/*
+ * -x with a separator that numbers hold ("."): each field that holds it is
+ * quoted, so the total row has the header's number of fields.
+ */
+TEST(gpu_csv_any_separator)
+{
+	struct hwtel_gpu_report r;
+	const char *second;
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *f;
+
+	memset(&r, 0, sizeof(r));
+	r.energy_upj = 3;
+	r.mean_pw = 0.5;
+	f = open_memstream(&out, &olen);
+	CHECK_EQ(hwtel_gpu_format_csv(f, &r, "."), 0);
+	fclose(f);
+	second = strchr(out, '\n');
+	CHECK(second != NULL);
+	if (second) {
+		CHECK_EQ(csv_fields(second + 1, '.'), csv_fields(out, '.'));
+		CHECK(strstr(second, ".\"0.500000\".\"1.000000\".") != NULL);
+	}
+	free(out);
+}
+
 /* hwtel gpu: exit statuses of bad options and of a missing source */
 TEST(gpu_cli_exit_status)
 {
