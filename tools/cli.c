@@ -431,22 +431,21 @@ static int prom_ddr(FILE *f, const void *cum, const void *d, double s, unsigned 
 /* ------------------------------------------------------------------ */
 
 /*
- * Where a -x report goes: stdout, or with -w a buffer, so that csv_end()
- * can start every row with the time since the first reading, as
- * perf stat -I -x does ("SECONDS.NANOSECONDS" then the separator).
+ * A report rendered into memory first, when its lines need rewriting before
+ * they reach stdout (csv_end(), json_end()); straight to stdout otherwise.
  */
-struct csv_out {
+struct buf_out {
 	FILE *f;
 	char *buf;
 	size_t len;
 };
 
-static int csv_begin(const struct hwtel_opts *o, struct csv_out *c)
+static int out_begin(bool buffered, struct buf_out *c)
 {
 	c->buf = NULL;
 	c->len = 0;
 	c->f = stdout;
-	if (o->watch) {
+	if (buffered) {
 		c->f = open_memstream(&c->buf, &c->len);
 		if (!c->f)
 			return -ENOMEM;
@@ -454,7 +453,11 @@ static int csv_begin(const struct hwtel_opts *o, struct csv_out *c)
 	return 0;
 }
 
-static int csv_end(const struct hwtel_opts *o, struct csv_out *c, uint64_t elapsed_ns, int ret)
+/*
+ * -x with -w: every row starts with the time since the first reading, as
+ * perf stat -I -x does ("SECONDS.NANOSECONDS" then the separator).
+ */
+static int csv_end(const struct hwtel_opts *o, struct buf_out *c, uint64_t elapsed_ns, int ret)
 {
 	const char *p, *end, *nl;
 
@@ -521,26 +524,7 @@ int hwtel_json_line(FILE *out, const char *text, size_t len, const double *inter
  * -j: the reference tool's indented documents as nfb-pcie-telemetry, else
  * one object per line (JSON Lines under -w), as perf stat -j.
  */
-struct json_out {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
-
-static int json_begin(const struct hwtel_opts *o, struct json_out *j)
-{
-	j->buf = NULL;
-	j->len = 0;
-	j->f = stdout;
-	if (!o->compat) {
-		j->f = open_memstream(&j->buf, &j->len);
-		if (!j->f)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int json_end(const struct hwtel_opts *o, struct json_out *j, uint64_t elapsed_ns,
+static int json_end(const struct hwtel_opts *o, struct buf_out *j, uint64_t elapsed_ns,
 		    int ret)
 {
 	double t = (double)elapsed_ns / 1e9;
@@ -559,18 +543,17 @@ static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data 
 		       const struct hwtel_pcie_data *cum, double seconds, uint64_t elapsed_ns,
 		       bool more)
 {
-	struct json_out j;
-	struct csv_out c;
+	struct buf_out j, c;
 	int ret = 0;
 
 	if (!o->quiet) {
 		if (o->json) {
-			ret = json_begin(o, &j);
+			ret = out_begin(!o->compat, &j);
 			if (!ret)
 				ret = json_end(o, &j, elapsed_ns,
 					       hwtel_pcie_format_json(j.f, d, seconds));
 		} else if (o->csv_sep) {
-			ret = csv_begin(o, &c);
+			ret = out_begin(o->watch, &c);
 			if (!ret)
 				ret = csv_end(o, &c, elapsed_ns,
 					      hwtel_pcie_format_csv(c.f, d, seconds, o->csv_sep));
@@ -740,19 +723,18 @@ static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
 		      struct hwtel_ddr_data *cum, unsigned int n, double seconds,
 		      uint64_t elapsed_ns, bool more)
 {
-	struct json_out j;
-	struct csv_out c;
+	struct buf_out j, c;
 	unsigned int k;
 	int ret = 0;
 
 	if (!o->quiet) {
 		if (o->json) {
-			ret = json_begin(o, &j);
+			ret = out_begin(!o->compat, &j);
 			if (!ret)
 				ret = json_end(o, &j, elapsed_ns,
 					       hwtel_ddr_format_json(j.f, d, n, seconds));
 		} else if (o->csv_sep) {
-			ret = csv_begin(o, &c);
+			ret = out_begin(o->watch, &c);
 			if (!ret) {
 				for (k = 0; k < n && !ret; k++)
 					ret = hwtel_ddr_format_csv(c.f, &d[k], seconds, o->csv_sep);
