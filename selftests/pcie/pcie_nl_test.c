@@ -98,8 +98,8 @@ static struct nl_sock *nl_open(int *family)
 	return sk;
 }
 
-/* send @m (consumed) and collect the reply into @r; returns r->err */
-static int nl_xfer(struct nl_sock *sk, struct nl_msg *m, struct reply *r)
+/* collect the reply to what was sent on @sk into @r; returns r->err */
+static int nl_recv_reply(struct nl_sock *sk, struct reply *r)
 {
 	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
 	int ret;
@@ -109,12 +109,6 @@ static int nl_xfer(struct nl_sock *sk, struct nl_msg *m, struct reply *r)
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, done_cb, r);
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, done_cb, r);
 	nl_cb_err(cb, NL_CB_CUSTOM, err_cb, r);
-	ret = nl_send_auto(sk, m);
-	nlmsg_free(m);
-	if (ret < 0) {
-		nl_cb_put(cb);
-		return r->err = -EIO;
-	}
 	while (!r->done) {
 		ret = nl_recvmsgs(sk, cb);
 		if (ret < 0 && !r->done) {
@@ -124,6 +118,36 @@ static int nl_xfer(struct nl_sock *sk, struct nl_msg *m, struct reply *r)
 	}
 	nl_cb_put(cb);
 	return r->err;
+}
+
+/* send @m (consumed) and collect the reply into @r; returns r->err */
+static int nl_xfer(struct nl_sock *sk, struct nl_msg *m, struct reply *r)
+{
+	int ret = nl_send_auto(sk, m);
+
+	nlmsg_free(m);
+	if (ret < 0) {
+		memset(r, 0, sizeof(*r));
+		return r->err = -EIO;
+	}
+	return nl_recv_reply(sk, r);
+}
+
+/* a socket whose every recvmsg reads at most 4 KiB: dumps take many rounds */
+static struct nl_sock *nl_open_4k(int *family)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+
+	if (!sk)
+		return NULL;
+	nl_socket_disable_msg_peek(sk);
+	nl_socket_set_msg_buf_size(sk, 4096);
+	if (genl_connect(sk)) {
+		nl_socket_free(sk);
+		return NULL;
+	}
+	*family = genl_ctrl_resolve(sk, NDK_PCIE_TLM_FAMILY_NAME);
+	return sk;
 }
 
 static struct nl_msg *nl_req(int family, int cmd, int dump, const char *dev)
@@ -649,12 +673,8 @@ TEST(totals_dump_largest_layout_4k)
 
 	ASSERT_EQ(0, pcie_load("endpoints=16 regions_up=103 regions_down=103", NULL));
 	/* a 4 KiB receive buffer from the first recvmsg on */
-	sk = nl_socket_alloc();
+	sk = nl_open_4k(&fam);
 	ASSERT_NE(NULL, sk);
-	nl_socket_disable_msg_peek(sk);
-	nl_socket_set_msg_buf_size(sk, 4096);
-	ASSERT_EQ(0, genl_connect(sk));
-	fam = genl_ctrl_resolve(sk, NDK_PCIE_TLM_FAMILY_NAME);
 	ASSERT_LT(0, fam);
 	for (i = 0; i < 4064; i++)
 		ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "inject", "raw,idx=%d %llu", i,
@@ -894,19 +914,14 @@ TEST(totals_dump_detach_between_rounds)
 {
 	static int seen[4096];
 	struct nl_sock *sk;
-	struct nl_cb *cb;
 	struct nlattr *a;
 	struct reply r;
-	int fam, i, k, rem, n1 = 0, msgs1 = 0, wrong = 0, missed = 0, ret;
+	int fam, i, k, rem, n1 = 0, msgs1 = 0, wrong = 0, missed = 0;
 
 	ASSERT_EQ(0, pcie_load("instances=2 endpoints=16 regions_up=103 regions_down=103",
 			       NULL));
-	sk = nl_socket_alloc();
+	sk = nl_open_4k(&fam);
 	ASSERT_NE(NULL, sk);
-	nl_socket_disable_msg_peek(sk);
-	nl_socket_set_msg_buf_size(sk, 4096);
-	ASSERT_EQ(0, genl_connect(sk));
-	fam = genl_ctrl_resolve(sk, NDK_PCIE_TLM_FAMILY_NAME);
 	ASSERT_LT(0, fam);
 	for (i = 0; i < 4064; i += 7)
 		ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "inject", "raw,idx=%d %llu", i,
@@ -914,20 +929,7 @@ TEST(totals_dump_detach_between_rounds)
 	ASSERT_LT(0, nl_send_auto(sk, nl_req(fam, NDK_PCIE_TLM_CMD_TOTALS_GET, 1, NULL)));
 	/* round 1 is queued; instance 0 goes before round 2 runs */
 	ASSERT_EQ(0, pcie_sh("echo ndk-pcie-tlm-sim.0 > /sys/bus/platform/drivers/ndk-pcie-tlm/unbind"));
-	memset(&r, 0, sizeof(r));
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid_cb, &r);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, done_cb, &r);
-	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, no_seq_check, NULL);
-	nl_cb_err(cb, NL_CB_CUSTOM, err_cb, &r);
-	while (!r.done) {
-		ret = nl_recvmsgs(sk, cb);
-		if (ret < 0 && !r.done) {
-			r.err = -EIO;
-			break;
-		}
-	}
-	nl_cb_put(cb);
+	nl_recv_reply(sk, &r);
 	ASSERT_EQ(0, r.err);
 	memset(seen, 0, sizeof(seen));
 	for (k = 0; k < r.n; k++) {
