@@ -13,6 +13,11 @@
  * the model's per-CPU count: with interrupts off nothing else runs on the
  * CPU); writing "0" forgets them.
  *
+ * debugfs ndk_pcie_tlm/<pmu>/snap_gap_ns: the least time between the end
+ * of one SNAPSHOT and the next command (read and write; 0 lets every call
+ * write a SNAPSHOT, as a driver without the spacing would), for the
+ * starvation tests.
+ *
  * debugfs ndk_pcie_tlm/close_gate widens the window between an event's
  * ->destroy() and the perf core's last use of its PMU, for the removal
  * tests: after "1" is written, every ->destroy() waits at its end until
@@ -109,6 +114,25 @@ static const struct file_operations ndk_tlm_hold_fops = {
 	.release = single_release,
 };
 
+static int ndk_tlm_gap_get(void *data, u64 *val)
+{
+	struct ndk_tlm *tlm = data;
+
+	*val = READ_ONCE(tlm->snap_gap_ns);
+	return 0;
+}
+
+static int ndk_tlm_gap_set(void *data, u64 val)
+{
+	struct ndk_tlm *tlm = data;
+
+	WRITE_ONCE(tlm->snap_gap_ns, val);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(ndk_tlm_gap_fops, ndk_tlm_gap_get, ndk_tlm_gap_set,
+			 "%llu\n");
+
 static DECLARE_WAIT_QUEUE_HEAD(ndk_tlm_gate_wq);
 static bool ndk_tlm_gate_armed;
 static atomic_t ndk_tlm_gate_waiting = ATOMIC_INIT(0);
@@ -164,6 +188,8 @@ void ndk_tlm_lab_add(struct ndk_tlm *tlm)
 	tlm->dbg = debugfs_create_dir(tlm->name, ndk_tlm_dbg_root);
 	debugfs_create_file("lock_hold", 0600, tlm->dbg, tlm,
 			    &ndk_tlm_hold_fops);
+	debugfs_create_file_unsafe("snap_gap_ns", 0600, tlm->dbg, tlm,
+				   &ndk_tlm_gap_fops);
 }
 
 void ndk_tlm_lab_del(struct ndk_tlm *tlm)

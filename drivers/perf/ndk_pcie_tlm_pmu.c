@@ -110,6 +110,24 @@ static u32 ndk_tlm_busy_bound_us(const struct ndk_tlm_layout *l)
 		     TLM_BUSY_MAX_US);
 }
 
+/*
+ * Time the block's accumulator needs between two SNAPSHOTs. While BUSY it
+ * adds no delta: the deltas wait in the probe FIFOs, and commands written
+ * faster than it catches up fill them and lose counts (LOST DELTA). It
+ * takes about TLM_ADD_CYCLES MI cycles a delta and every used entry sends
+ * one delta a drain period, so after BUSY falls the driver leaves it the
+ * time to add one whole drain, at the slowest MI clock it assumes, before
+ * the next SNAPSHOT; a read that comes sooner is served from the copy in
+ * the window, which is exact as of its own instant (at most this old).
+ */
+#define TLM_ADD_CYCLES		3
+
+static u64 ndk_tlm_snap_gap_ns(const struct ndk_tlm_layout *l)
+{
+	return DIV_ROUND_UP_ULL((u64)TLM_ADD_CYCLES * l->entries_used *
+				NSEC_PER_USEC, TLM_MI_MIN_MHZ);
+}
+
 /* without a netlink listener, look for one this often (or at the poll) */
 #define TLM_LISTEN_CHECK_NS	(1ULL * NSEC_PER_SEC)
 
@@ -256,7 +274,9 @@ static void ndk_tlm_land_late(struct ndk_tlm *tlm)
 }
 
 /*
- * SNAPSHOT handshake: 0 when the window holds a new copy, and otherwise
+ * SNAPSHOT handshake: 0 when the window holds a new copy, or one taken
+ * less than @snap_gap_ns ago (no command written, ndk_tlm_snap_gap_ns()),
+ * and otherwise
  *  -ETIMEDOUT: this command's copy did not complete in time; the block is
  *	now wedged and that copy lands later (ndk_tlm_land_late());
  *  -EBUSY: the block is still wedged by an earlier command: nothing was
@@ -283,6 +303,10 @@ static int ndk_tlm_snapshot(struct ndk_tlm *tlm)
 			return -EBUSY;
 		tlm->wedged = false;
 		ndk_tlm_land_late(tlm);
+	} else if (tlm->gen &&
+		   ktime_get_ns() - tlm->snap_ns < READ_ONCE(tlm->snap_gap_ns)) {
+		/* too soon for the accumulator: the window's copy serves */
+		return 0;
 	}
 	hwtel_writel(&tlm->io, NDK_TLM_CMD_SNAPSHOT, NDK_TLM_COMMAND);
 	/* BUSY is not visible on a STATUS read right after the write */
@@ -1474,6 +1498,7 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 	if (ret)
 		goto err;
 	tlm->busy_us = ndk_tlm_busy_bound_us(&tlm->lay);
+	tlm->snap_gap_ns = ndk_tlm_snap_gap_ns(&tlm->lay);
 	if (!IS_ALIGNED(tlm->lay.cnt_base, 8) ||
 	    (u64)tlm->lay.cnt_base + 8ULL * tlm->lay.entries_used > size) {
 		dev_err(dev, "counter window at 0x%x (%u entries) does not fit the 0x%llx bytes at 0x%llx\n",
