@@ -30,14 +30,17 @@ hp=$!
 bad=0
 for i in $(seq 1 20); do
 	modprobe hwtel_sim_pcie || { bad=$((bad + 1)); continue; }
-	own=$(cat "$DEV/cpumask" 2>/dev/null)
-	if [ -z "$own" ] || [ "$(cat /sys/devices/system/cpu/cpu$own/online 2>/dev/null || echo 1)" != 1 ]; then
-		# the owner may be moving right now: look again
-		sleep 0.2
+	# the owner may be moving right now (the churn takes CPUs down while
+	# we look): it must be online again once the move is done; look until
+	# it is, for at most 5 s
+	for ((j = 0; j < 250; j++)); do
 		own=$(cat "$DEV/cpumask" 2>/dev/null)
-		[ "$(cat /sys/devices/system/cpu/cpu$own/online 2>/dev/null || echo 1)" = 1 ] ||
-			bad=$((bad + 1))
-	fi
+		[ -n "$own" ] &&
+			[ "$(cat /sys/devices/system/cpu/cpu$own/online 2>/dev/null || echo 1)" = 1 ] &&
+			break
+		sleep 0.02
+	done
+	[ "$j" -lt 250 ] || bad=$((bad + 1))
 	[ $((i % 2)) -eq 0 ] && "$SEQ" "$PMU" o:words,ep=0,bus=0 e r c > /dev/null 2>&1
 	modprobe -r hwtel_sim_pcie || bad=$((bad + 1))
 done

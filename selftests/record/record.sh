@@ -65,6 +65,22 @@ snapshots()
 	echo "$n"
 }
 
+# wait_samples N: wait (at most 10 s) until the recorder has taken N + 2
+# more samples: SNAPSHOTs of the model, the driver's wrap polls (at most one
+# per 134 ms on this layout) discounted
+wait_samples()
+{
+	local i s0 t0 polls
+
+	s0=$(snapshots)
+	t0=${EPOCHREALTIME/./}
+	for ((i = 0; i < 1000; i++)); do
+		polls=$(((${EPOCHREALTIME/./} - t0) / 134000 + 1))
+		[ $(($(snapshots) - s0)) -ge $(($1 + 2 + polls)) ] && break
+		sleep 0.01
+	done
+}
+
 # fire OUT.rec MS PROFILE [MS PROFILE]... -- RECORD-ARGS...: start the
 # recorder, and once its ring of -N samples is full (its header is written
 # after the sources opened; each sample is one SNAPSHOT of the model, and
@@ -74,7 +90,7 @@ snapshots()
 # the ring. Prints the change instants, leaves the status in $T/status.
 fire()
 {
-	local out=$1 pid sched=() i n=1 a s0 t0 polls
+	local out=$1 pid sched=() i n=1 a
 
 	shift
 	while [ "$1" != "--" ]; do
@@ -94,13 +110,7 @@ fire()
 		[ -s "$out" ] && break
 		sleep 0.05
 	done
-	s0=$(snapshots)
-	t0=${EPOCHREALTIME/./}
-	for ((i = 0; i < 1000; i++)); do
-		polls=$(((${EPOCHREALTIME/./} - t0) / 134000 + 1))
-		[ $(($(snapshots) - s0)) -ge $((n + 2 + polls)) ] && break
-		sleep 0.01
-	done
+	wait_samples "$n"
 	schedule "${sched[@]}"
 	wait $pid
 	echo $? > "$T/status"
@@ -140,7 +150,7 @@ for ((i = 0; i < 200; i++)); do
 	[ -s "$T/usr1.rec" ] && break
 	sleep 0.05
 done
-sleep 0.2	# 19 samples of 2 ms fill the ring before the trigger
+wait_samples 20	# the ring of 20 is full before the trigger
 kill -USR1 $pid
 wait $pid
 rc "SIGUSR1: record exits 0" 0 $? "$T/usr1.err"
