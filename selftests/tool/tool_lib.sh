@@ -110,25 +110,26 @@ tool_py()
 	fi
 }
 
-# tool_watch_csv FILE PMU: FILE, the output of "-w -n 2 -x ,", has RFC 4180
-# rows of 6 fields, each led by the interval time (SECONDS.NANOSECONDS, as
-# perf stat -I -x), with an event of PMU; two increasing times, as many
-# rows each (1 test)
+# tool_watch_csv FILE PMU [FIELDS]: FILE, the output of "-w -n 2 -x ,", has
+# RFC 4180 rows of FIELDS fields (default 6; hwtel pcie has 7, its flags
+# last), each led by the interval time (SECONDS.NANOSECONDS, as perf stat
+# -I -x), with an event of PMU; two increasing times, as many rows each
+# (1 test)
 tool_watch_csv()
 {
 	tool_py "-w -x ,: RFC 4180 rows, the interval time first as perf stat -I -x" '
 import csv, re, sys
 rows = list(csv.reader(open(sys.argv[1]), delimiter=","))
-pmu = sys.argv[2]
+pmu, nf = sys.argv[2], int(sys.argv[3])
 assert rows, "no rows"
-bad = [r for r in rows if len(r) != 6 or not re.fullmatch(r"[0-9]+\.[0-9]{9}", r[0])
+bad = [r for r in rows if len(r) != nf or not re.fullmatch(r"[0-9]+\.[0-9]{9}", r[0])
        or not r[3].startswith(pmu + "/")]
 assert not bad, bad[:2]
 ts = [r[0] for r in rows]
 stamps = sorted(set(ts), key=float)
 assert len(stamps) == 2 and float(stamps[0]) > 0 and ts == sorted(ts, key=float), stamps
 assert ts.count(stamps[0]) == ts.count(stamps[1]), "interval sizes differ"
-' "$1" "$2"
+' "$1" "$2" "${3:-6}"
 }
 
 # wait_for FILE PATTERN COUNT TIMEOUT_S: until PATTERN occurs COUNT times

@@ -79,18 +79,70 @@ static void fmt_pct(char *buf, double v)
 		snprintf(buf, CELL, "%.2f", v);
 }
 
-/* "%6.2f" unstripped, "   -  " when undefined (stop reasons block) */
-static void fmt_pct6(char *buf, size_t size, double v)
+/*
+ * A stop reason's share: "%.2f" (right-aligned by the caller, "%6.2f" in
+ * the seed), "!" before it in an untrusted interval, "   -  " when
+ * undefined.
+ */
+static void text_share(char *buf, size_t size, double v, bool mark)
 {
 	if (isnan(v))
 		snprintf(buf, size, "   -  ");
 	else
-		snprintf(buf, size, "%6.2f", v);
+		snprintf(buf, size, "%s%.2f", mark ? "!" : "", v);
 }
 
 static double ratio_pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : NAN;
+}
+
+/*
+ * An interval (or totals period) whose STATUS flags are set: deltas were
+ * dropped, counters break their invariants and no figure of it can be
+ * trusted (pcie-telemetry-hw.md, "Verified behaviour", "Flags"). Unknown
+ * (false) when the flags were not read.
+ */
+static bool untrusted(const struct hwtel_pcie_data *d)
+{
+	return d->state_valid && (d->status.lost_deltas || d->status.readout_overrun);
+}
+
+/* "!" before a figure of an untrusted interval; "-" (undefined) stays */
+static void mark_cell(char *buf, size_t size, bool mark)
+{
+	size_t n = strlen(buf);
+
+	if (!mark || !n || !strcmp(buf, "-") || n + 2 > size)
+		return;
+	memmove(buf + 1, buf, n + 1);
+	buf[0] = '!';
+}
+
+/* probe regions of the bus's probe: more than its real ones when padded */
+static unsigned int probe_regions(const struct hwtel_pcie_data *d,
+				  const struct hwtel_pcie_bus *bus)
+{
+	return bus->pcie_clk ? d->config.probe_pcie_regions : d->config.probe_dma_regions;
+}
+
+static unsigned int real_regions(const struct hwtel_pcie_data *d,
+				 const struct hwtel_pcie_bus *bus)
+{
+	return (unsigned int)bus->kind < 4 ? d->config.regions[bus->kind] : bus->nregions;
+}
+
+/*
+ * Padding regions count in every word in which a frame is still open after
+ * the last real region, so items (and Gbps, Avg B from them) can exceed
+ * what the real regions carried by up to probe regions / real regions.
+ * 1 on a bus that is not padded.
+ */
+static double max_inflation(const struct hwtel_pcie_data *d, const struct hwtel_pcie_bus *bus)
+{
+	unsigned int p = probe_regions(d, bus), r = real_regions(d, bus);
+
+	return r && p > r ? (double)p / (double)r : 1.0;
 }
 
 static const char *const band_names[] = { "none", "<=1/8", "<=1/2", "rest" };
@@ -158,7 +210,7 @@ static void text_state(FILE *f, const struct hwtel_pcie_ep *ep, bool valid)
 	}
 }
 
-static void text_brakes(FILE *f, const struct hwtel_pcie_ep *ep)
+static void text_brakes(FILE *f, const struct hwtel_pcie_ep *ep, bool mark)
 {
 	struct { const char *label; uint64_t v; char buf[32]; } up[HWTEL_MAX_BRAKES + 1],
 		down[HWTEL_MAX_BRAKES];
@@ -191,15 +243,18 @@ static void text_brakes(FILE *f, const struct hwtel_pcie_ep *ep)
 		if (strlen(down[k].label) > downl)
 			downl = (unsigned int)strlen(down[k].label);
 	/*
-	 * Value columns "%6.2f" as in the seed, one wider when a share reaches
-	 * 100.00 so a label and its value never run together.
+	 * Value columns "%6.2f" as in the seed: each value right-aligned, the
+	 * column one wider than its widest value (a share of 100.00, a "!"
+	 * mark) so a label and its value never run together.
 	 */
-	for (k = 0; k < nup; k++)
-		if (ratio_pct(up[k].v, ep->pcie_cycles) >= 99.995)
-			vw = 7;
-	for (k = 0; k < ndown; k++)
-		if (ratio_pct(down[k].v, ep->pcie_cycles) >= 99.995)
-			vw = 7;
+	for (k = 0; k < nup + ndown; k++) {
+		const uint64_t v = k < nup ? up[k].v : down[k - nup].v;
+		char p[32];
+
+		text_share(p, sizeof(p), ratio_pct(v, ep->pcie_cycles), mark);
+		if (!isnan(ratio_pct(v, ep->pcie_cycles)) && strlen(p) + 1 > vw)
+			vw = (unsigned int)strlen(p) + 1;
+	}
 	/* label, the value, " %", and five blanks before the DOWN column */
 	upw = upl + vw + 3;
 
@@ -212,12 +267,12 @@ static void text_brakes(FILE *f, const struct hwtel_pcie_ep *ep)
 		char left[256] = "", right[256] = "", p[32];
 
 		if (k < nup) {
-			fmt_pct6(p, sizeof(p), ratio_pct(up[k].v, ep->pcie_cycles));
+			text_share(p, sizeof(p), ratio_pct(up[k].v, ep->pcie_cycles), mark);
 			snprintf(left, sizeof(left), "%-*s%*s %%", (int)upl, up[k].label,
 				 (int)vw, p);
 		}
 		if (k < ndown) {
-			fmt_pct6(p, sizeof(p), ratio_pct(down[k].v, ep->pcie_cycles));
+			text_share(p, sizeof(p), ratio_pct(down[k].v, ep->pcie_cycles), mark);
 			snprintf(right, sizeof(right), "%-*s%*s %%", (int)downl, down[k].label,
 				 (int)vw, p);
 		}
@@ -227,7 +282,7 @@ static void text_brakes(FILE *f, const struct hwtel_pcie_ep *ep)
 }
 
 static void text_hists(FILE *f, const struct hwtel_pcie_data *d,
-		       const struct hwtel_pcie_ep *ep)
+		       const struct hwtel_pcie_ep *ep, bool mark)
 {
 	struct table *t;
 	unsigned int h, b;
@@ -254,13 +309,33 @@ static void text_hists(FILE *f, const struct hwtel_pcie_data *d,
 			snprintf(t->cell[h][1], CELL, "%u", cap);
 		else
 			snprintf(t->cell[h][1], CELL, "-");
-		for (b = 0; b + 2 < t->ncols; b++)
+		for (b = 0; b + 2 < t->ncols; b++) {
 			fmt_pct(t->cell[h][2 + b], ratio_pct(ep->hists[h][b], ep->pcie_cycles));
+			mark_cell(t->cell[h][2 + b], CELL, mark);
+		}
 		t->nrows++;
 	}
 	fputc('\n', f);
 	table_print(f, t);
 	free(t);
+}
+
+/* One line per padded bus, under the bus table (none when no bus is padded) */
+static void text_padding(FILE *f, const struct hwtel_pcie_data *d, const struct hwtel_pcie_ep *ep)
+{
+	unsigned int b, n = 0;
+
+	for (b = 0; b < ep->nbuses; b++) {
+		const struct hwtel_pcie_bus *bus = &ep->buses[b];
+		double x = max_inflation(d, bus);
+
+		if (x <= 1.0)
+			continue;
+		if (!n++)
+			fputc('\n', f);
+		fprintf(f, "  Padded bus %s: %u of the probe's %u regions; items, Gbps and Avg B can read up to %.3gx high, Used %% cannot\n",
+			bus->name, real_regions(d, bus), probe_regions(d, bus), x);
+	}
 }
 
 static int pcie_format_text_c(FILE *f, const struct hwtel_pcie_data *d, double seconds)
@@ -271,6 +346,7 @@ static int pcie_format_text_c(FILE *f, const struct hwtel_pcie_data *d, double s
 	};
 	char line[256];
 	unsigned int e, b, r;
+	bool mark = untrusted(d);
 	int n;
 
 	hwtel_clear_error();
@@ -293,6 +369,8 @@ static int pcie_format_text_c(FILE *f, const struct hwtel_pcie_data *d, double s
 			fputs("  !! LOST DELTAS - the counters are not exact\n", f);
 		if (d->status.readout_overrun)
 			fputs("  !! READ-OUT OVERRUN - the counters are not exact\n", f);
+		if (mark)
+			fputs("  !! Figures marked ! cannot be trusted\n", f);
 		if (d->truncated)
 			fputs("  !! LAYOUT TRUNCATED - the block is larger than this tool shows\n", f);
 	}
@@ -326,12 +404,13 @@ static int pcie_format_text_c(FILE *f, const struct hwtel_pcie_data *d, double s
 			fmt_pct(row[2], m.words_pct);
 			fmt_pct(row[3], m.mfb_stall_pct);
 			fmt_pct(row[4], m.mvb_stall_pct);
-			for (r = 0; r < bus->nregions && off + 8 < CELL; r++) {
+			for (r = 0; r < bus->nregions && off + 9 < CELL; r++) {
 				if (isnan(m.region_pct[r]))
 					off += (size_t)snprintf(row[5] + off, CELL - off, "%s-", r ? " " : "");
 				else
-					off += (size_t)snprintf(row[5] + off, CELL - off, "%s%.1f",
-								r ? " " : "", m.region_pct[r]);
+					off += (size_t)snprintf(row[5] + off, CELL - off, "%s%s%.1f",
+								r ? " " : "", mark ? "!" : "",
+								m.region_pct[r]);
 			}
 			if (seconds > 0) {
 				snprintf(row[6], CELL, "%.2f", m.gbps);
@@ -342,12 +421,16 @@ static int pcie_format_text_c(FILE *f, const struct hwtel_pcie_data *d, double s
 				snprintf(row[9], CELL, "-");
 			else
 				snprintf(row[9], CELL, "%.0f", m.avg_bytes);
+			for (r = 1; r < 10; r++)
+				if (r != 5)
+					mark_cell(row[r], CELL, mark);
 		}
 		fputc('\n', f);
 		table_print(f, t);
 		free(t);
-		text_brakes(f, ep);
-		text_hists(f, d, ep);
+		text_padding(f, d, ep);
+		text_brakes(f, ep, mark);
+		text_hists(f, d, ep, mark);
 	}
 	return ferror(f) ? -EIO : 0;
 }
@@ -517,6 +600,9 @@ static void json_derived(struct hwtel_json *j, const struct hwtel_pcie_data *d,
 			hj_key(j, "avg_bytes"); hj_double(j, m.avg_bytes);
 			hj_key(j, "bytes"); hj_u64(j, m.bytes);
 			hj_key(j, "requests"); hj_u64(j, m.requests);
+			hj_key(j, "probe_regions"); hj_uint(j, probe_regions(d, bus));
+			hj_key(j, "padded"); hj_bool(j, max_inflation(d, bus) > 1.0);
+			hj_key(j, "max_inflation"); hj_double(j, max_inflation(d, bus));
 			hj_obj_end(j);
 		}
 		hj_obj_end(j);
@@ -588,6 +674,23 @@ static int pcie_format_json_c(FILE *f, const struct hwtel_pcie_data *d, double s
 	hj_key(&j, "totals"); hj_bool(&j, seconds <= 0);
 	hj_key(&j, "state_valid"); hj_bool(&j, d->state_valid);
 	hj_key(&j, "truncated"); hj_bool(&j, d->truncated);
+	/* no STATUS flag set: the interval's counts are exact; null = not read */
+	hj_key(&j, "trusted");
+	if (d->state_valid)
+		hj_bool(&j, !untrusted(d));
+	else
+		hj_null(&j);
+	hj_key(&j, "untrusted_by");
+	if (d->state_valid) {
+		hj_arr_begin(&j);
+		if (d->status.lost_deltas)
+			hj_str(&j, "lost_deltas");
+		if (d->status.readout_overrun)
+			hj_str(&j, "readout_overrun");
+		hj_arr_end(&j);
+	} else {
+		hj_null(&j);
+	}
 	hj_obj_end(&j);
 	hj_obj_end(&j);
 	fputc('\n', f);
@@ -610,12 +713,13 @@ int hwtel_pcie_format_json(FILE *f, const struct hwtel_pcie_data *d, double seco
 /* ------------------------------------------------------------------ */
 
 /*
- * One row as perf stat -x: value, unit, event, run time (ns), % running;
- * every field quoted when it holds the separator (RFC 4180), so that any
- * separator gives 5 fields.
+ * One row as perf stat -x: value, unit, event, run time (ns), % running,
+ * then the interval's flags (@flags: "" when none was set); every field
+ * quoted when it holds the separator (RFC 4180), so that any separator
+ * gives 6 fields.
  */
 static void csv_u64(FILE *f, const char *sep, uint64_t v, const char *unit,
-		    const char *pmu, const char *ev, double seconds)
+		    const char *pmu, const char *ev, double seconds, const char *flags)
 {
 	hwtel_csv_fmt(f, sep, "%llu", (unsigned long long)v);
 	hwtel_csv_fmt(f, sep, "%s", unit);
@@ -627,11 +731,13 @@ static void csv_u64(FILE *f, const char *sep, uint64_t v, const char *unit,
 	} else {
 		fputs(sep, f);
 	}
+	fputs(sep, f);
+	hwtel_csv_field(f, flags, sep);
 	fputc('\n', f);
 }
 
 static void csv_metric(FILE *f, const char *sep, double v, const char *unit,
-		       const char *pmu, const char *name)
+		       const char *pmu, const char *name, const char *flags)
 {
 	if (isnan(v))
 		hwtel_csv_fmt(f, sep, "%s", "<not counted>");
@@ -639,7 +745,25 @@ static void csv_metric(FILE *f, const char *sep, double v, const char *unit,
 		hwtel_csv_fmt(f, sep, "%.6f", v);
 	hwtel_csv_fmt(f, sep, "%s", unit);
 	hwtel_csv_event(f, sep, pmu, name);
-	fprintf(f, "%s%s\n", sep, sep);
+	fprintf(f, "%s%s%s", sep, sep, sep);
+	hwtel_csv_field(f, flags, sep);
+	fputc('\n', f);
+}
+
+/* The flags field of -x: "", "lost_deltas", "readout_overrun", both joined
+ * by "+", or "flags_not_read" without the control plane's state.
+ */
+static const char *csv_flags(const struct hwtel_pcie_data *d)
+{
+	if (!d->state_valid)
+		return "flags_not_read";
+	if (d->status.lost_deltas && d->status.readout_overrun)
+		return "lost_deltas+readout_overrun";
+	if (d->status.lost_deltas)
+		return "lost_deltas";
+	if (d->status.readout_overrun)
+		return "readout_overrun";
+	return "";
 }
 
 static int pcie_format_csv_c(FILE *f, const struct hwtel_pcie_data *d, double seconds,
@@ -648,6 +772,7 @@ static int pcie_format_csv_c(FILE *f, const struct hwtel_pcie_data *d, double se
 	static const char *const fields[] = {
 		"words", "stall", "frames", "mvb_items", "mvb_stall", "items",
 	};
+	const char *fl = csv_flags(d);
 	unsigned int e, b, i, h;
 	char ev[128], buf[32];
 
@@ -656,9 +781,9 @@ static int pcie_format_csv_c(FILE *f, const struct hwtel_pcie_data *d, double se
 		const struct hwtel_pcie_ep *ep = &d->endpoints[e];
 
 		snprintf(ev, sizeof(ev), "pcie_cycles,ep=%u", e);
-		csv_u64(f, sep, ep->pcie_cycles, "cycles", d->pmu, ev, seconds);
+		csv_u64(f, sep, ep->pcie_cycles, "cycles", d->pmu, ev, seconds, fl);
 		snprintf(ev, sizeof(ev), "dma_cycles,ep=%u", e);
-		csv_u64(f, sep, ep->dma_cycles, "cycles", d->pmu, ev, seconds);
+		csv_u64(f, sep, ep->dma_cycles, "cycles", d->pmu, ev, seconds, fl);
 		for (b = 0; b < ep->nbuses; b++) {
 			const struct hwtel_pcie_bus *bus = &ep->buses[b];
 			const uint64_t v[6] = { bus->words, bus->backpressure, bus->transactions,
@@ -670,11 +795,11 @@ static int pcie_format_csv_c(FILE *f, const struct hwtel_pcie_data *d, double se
 			for (i = 0; i < 6; i++) {
 				snprintf(ev, sizeof(ev), "%s,ep=%u,bus=%u", fields[i], e, bus->bus);
 				csv_u64(f, sep, v[i], i == 2 || i == 3 || i == 5 ? "" : "cycles",
-					d->pmu, ev, seconds);
+					d->pmu, ev, seconds, fl);
 			}
 			for (i = 0; i < bus->nregions; i++) {
 				snprintf(ev, sizeof(ev), "region,ep=%u,bus=%u,idx=%u", e, bus->bus, i);
-				csv_u64(f, sep, bus->regions[i], "cycles", d->pmu, ev, seconds);
+				csv_u64(f, sep, bus->regions[i], "cycles", d->pmu, ev, seconds, fl);
 			}
 			hwtel_pcie_bus_metrics(d, ep, bus, seconds, &m);
 			if (bus->kind >= HWTEL_BUS_UP)
@@ -684,29 +809,29 @@ static int pcie_format_csv_c(FILE *f, const struct hwtel_pcie_data *d, double se
 			for (i = 0; base[i]; i++)
 				base[i] = (char)(base[i] >= 'A' && base[i] <= 'Z' ? base[i] + 32 : base[i]);
 			snprintf(ev, sizeof(ev), "%s.used", base);
-			csv_metric(f, sep, m.used_pct, "%", d->pmu, ev);
+			csv_metric(f, sep, m.used_pct, "%", d->pmu, ev, fl);
 			snprintf(ev, sizeof(ev), "%s.words", base);
-			csv_metric(f, sep, m.words_pct, "%", d->pmu, ev);
+			csv_metric(f, sep, m.words_pct, "%", d->pmu, ev, fl);
 			snprintf(ev, sizeof(ev), "%s.mfb_stall", base);
-			csv_metric(f, sep, m.mfb_stall_pct, "%", d->pmu, ev);
+			csv_metric(f, sep, m.mfb_stall_pct, "%", d->pmu, ev, fl);
 			if (bus->has_mvb) {
 				snprintf(ev, sizeof(ev), "%s.mvb_stall", base);
-				csv_metric(f, sep, m.mvb_stall_pct, "%", d->pmu, ev);
+				csv_metric(f, sep, m.mvb_stall_pct, "%", d->pmu, ev, fl);
 			}
 			snprintf(ev, sizeof(ev), "%s.gbps", base);
-			csv_metric(f, sep, m.gbps, "Gbps", d->pmu, ev);
+			csv_metric(f, sep, m.gbps, "Gbps", d->pmu, ev, fl);
 			snprintf(ev, sizeof(ev), "%s.mpps", base);
-			csv_metric(f, sep, m.mpps, "Mpps", d->pmu, ev);
+			csv_metric(f, sep, m.mpps, "Mpps", d->pmu, ev, fl);
 			if (bus->dma_up) {
 				snprintf(ev, sizeof(ev), "%s.rd", base);
-				csv_metric(f, sep, m.rd_pct, "%", d->pmu, ev);
+				csv_metric(f, sep, m.rd_pct, "%", d->pmu, ev, fl);
 			}
 			snprintf(ev, sizeof(ev), "%s.avg_bytes", base);
-			csv_metric(f, sep, m.avg_bytes, "B", d->pmu, ev);
+			csv_metric(f, sep, m.avg_bytes, "B", d->pmu, ev, fl);
 		}
 		for (i = 0; i < ep->nbrakes; i++) {
 			snprintf(ev, sizeof(ev), "brake,ep=%u,idx=%u", e, i);
-			csv_u64(f, sep, ep->brakes[i], "cycles", d->pmu, ev, seconds);
+			csv_u64(f, sep, ep->brakes[i], "cycles", d->pmu, ev, seconds, fl);
 		}
 		for (h = 0; h < ep->nhists; h++)
 			for (i = 0; i < ep->nbands; i++) {
@@ -715,18 +840,18 @@ static int pcie_format_csv_c(FILE *f, const struct hwtel_pcie_data *d, double se
 						 hist_keys[h], e, i);
 				else
 					snprintf(ev, sizeof(ev), "hist%u_band,ep=%u,idx=%u", h, e, i);
-				csv_u64(f, sep, ep->hists[h][i], "cycles", d->pmu, ev, seconds);
+				csv_u64(f, sep, ep->hists[h][i], "cycles", d->pmu, ev, seconds, fl);
 			}
 		for (i = 0; i < ep->nbrakes; i++) {
 			snprintf(ev, sizeof(ev), "ep%u.stop.%s", e,
 				 hwtel_pcie_brake_key(i, buf, sizeof(buf)));
-			csv_metric(f, sep, ratio_pct(ep->brakes[i], ep->pcie_cycles), "%", d->pmu, ev);
+			csv_metric(f, sep, ratio_pct(ep->brakes[i], ep->pcie_cycles), "%", d->pmu, ev, fl);
 		}
 		if (seconds > 0) {
 			snprintf(ev, sizeof(ev), "ep%u.pcie_clock", e);
-			csv_metric(f, sep, (double)ep->pcie_cycles / seconds / 1e6, "MHz", d->pmu, ev);
+			csv_metric(f, sep, (double)ep->pcie_cycles / seconds / 1e6, "MHz", d->pmu, ev, fl);
 			snprintf(ev, sizeof(ev), "ep%u.dma_clock", e);
-			csv_metric(f, sep, (double)ep->dma_cycles / seconds / 1e6, "MHz", d->pmu, ev);
+			csv_metric(f, sep, (double)ep->dma_cycles / seconds / 1e6, "MHz", d->pmu, ev, fl);
 		}
 	}
 	return ferror(f) ? -EIO : 0;

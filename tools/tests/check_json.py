@@ -79,8 +79,40 @@ def check_pcie(doc, text):
     der = doc["derived"]["endpoints"]
     need(len(der) == len(data["endpoints"]), "derived endpoint count")
     need(doc["hwtel"]["totals"] == (secs is None), "hwtel.totals")
+    # trusted: no STATUS flag set; null (and untrusted_by null) when not read
+    hw = doc["hwtel"]
+    flags = [k for k in ("lost_deltas", "readout_overrun") if data["status"].get(k)]
+    if state:
+        need(hw.get("trusted") is (not flags), f"hwtel.trusted {hw.get('trusted')} with flags {flags}")
+        need(hw.get("untrusted_by") == flags, f"hwtel.untrusted_by {hw.get('untrusted_by')} != {flags}")
+    else:
+        need("trusted" in hw and hw["trusted"] is None, "hwtel.trusted must be null without the state")
+        need("untrusted_by" in hw and hw["untrusted_by"] is None,
+             "hwtel.untrusted_by must be null without the state")
+    regions = {"pcie": data["config"]["probe_pcie_regions"], "dma": data["config"]["probe_dma_regions"]}
+    for ep, d in zip(data["endpoints"], der):
+        for name, m in d["buses"].items():
+            raw = ep["buses"][name]
+            probe = regions["pcie" if raw["pcie_clk"] else "dma"]
+            need(m.get("probe_regions") == probe, f"{name}: probe_regions {m.get('probe_regions')} != {probe}")
+            real = len(raw["regions"])
+            x = probe / real if real and probe > real else 1.0
+            need(m.get("padded") is (x > 1.0), f"{name}: padded")
+            need(isinstance(m.get("max_inflation"), float) and abs(m["max_inflation"] - x) < 1e-9,
+                 f"{name}: max_inflation {m.get('max_inflation')} != {x}")
     if not text:
         return
+    # an untrusted interval marks every figure of the report with "!"
+    marked = hw.get("trusted") is False
+
+    def unmark(cell, where):
+        if cell in ("-", "") or cell.strip() == "-":
+            return cell
+        parts = cell.split(" ")
+        for p in parts:
+            need(p == "-" or p.startswith("!") == marked,
+                 f"{where}: '{cell}' {'lacks' if marked else 'has'} the ! mark")
+        return " ".join(p[1:] if p.startswith("!") else p for p in parts)
     # every table row of the text report from the derived values
     lines = text.splitlines()
     for ep, d in zip(data["endpoints"], der):
@@ -92,6 +124,7 @@ def check_pcie(doc, text):
             cells = [c for c in row[ep["index"] if len(row) > ep["index"] else 0]
                      .split("  ") if c.strip()]
             cells = [c.strip() for c in cells]
+            cells = cells[:1] + [unmark(c, name) for c in cells[1:]]
             regions = " ".join("-" if r is None else f"{r:.1f}" for r in m["region_pct"])
             want = [name, pct(m["used_pct"]), pct(m["words_pct"]), pct(m["mfb_stall_pct"]),
                     pct(m["mvb_stall_pct"]), regions]
@@ -103,13 +136,17 @@ def check_pcie(doc, text):
             clk = f"  PCIe clock {d['pcie_clock_mhz']:.1f} MHz, DMA clock {d['dma_clock_mhz']:.1f} MHz"
             need(clk in lines, f"clock line '{clk}' not in text")
         for r in d["stop_reasons"]:
-            v = "   -  " if r["pct"] is None else f"{r['pct']:6.2f}"
+            if r["pct"] is None:
+                v = "   -  "
+            else:
+                v = ("!" if marked else " ") + f"{r['pct']:.2f}"
             need(any(f"{r['name']} " in l and f"{v} %" in l for l in lines),
                  f"stop reason {r['name']} {v} not in text")
     need(("!! LOST DELTAS" in text) == bool(data["status"]["lost_deltas"]), "LOST DELTAS warning")
     need(("!! READ-OUT OVERRUN" in text) == bool(data["status"]["readout_overrun"]),
          "READ-OUT OVERRUN warning")
     need(("?? STATUS FLAGS NOT READ" in text) == (not state), "STATUS FLAGS NOT READ line")
+    need(("!! Figures marked ! cannot be trusted" in text) == marked, "Figures marked ! line")
 
 
 def check_ddr(doc, text):
