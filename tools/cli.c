@@ -417,10 +417,48 @@ static int write_prom(const char *path, int (*fn)(FILE *, const void *, const vo
 	return ret;
 }
 
+void hwtel_pcie_flag_count_add(struct hwtel_pcie_flag_count *c, const struct hwtel_pcie_data *d)
+{
+	c->intervals++;
+	c->known = d->state_valid;
+	if (!d->state_valid)
+		return;
+	c->lost_deltas += d->status.lost_deltas;
+	c->readout_overrun += d->status.readout_overrun;
+}
+
+int hwtel_pcie_prom_flag_intervals(FILE *f, const char *pmu, const struct hwtel_pcie_flag_count *c)
+{
+	fprintf(f, "# HELP hwtel_pcie_intervals_total Intervals measured and reported.\n"
+		"# TYPE hwtel_pcie_intervals_total counter\n"
+		"hwtel_pcie_intervals_total{device=\"%s\"} %llu\n", pmu, c->intervals);
+	if (c->known)
+		fprintf(f, "# HELP hwtel_pcie_flagged_intervals_total Intervals with a STATUS flag set: their counts are not exact.\n"
+			"# TYPE hwtel_pcie_flagged_intervals_total counter\n"
+			"hwtel_pcie_flagged_intervals_total{device=\"%s\",flag=\"lost_deltas\"} %llu\n"
+			"hwtel_pcie_flagged_intervals_total{device=\"%s\",flag=\"readout_overrun\"} %llu\n",
+			pmu, c->lost_deltas, pmu, c->readout_overrun);
+	return ferror(f) ? -EIO : 0;
+}
+
+unsigned int hwtel_pcie_watch_clear(const struct hwtel_pcie_status *st)
+{
+	return HWTEL_CLEAR_MARKS |
+	       (st->lost_deltas || st->readout_overrun ? HWTEL_CLEAR_FLAGS : 0);
+}
+
+/* the intervals of this hwtel pcie run (-t 0 has none: the flags' gauge is all) */
+static struct hwtel_pcie_flag_count pcie_flag_count;
+
 static int prom_pcie(FILE *f, const void *cum, const void *d, double s, unsigned int n)
 {
+	int ret = hwtel_pcie_format_prom(f, cum, d, s);
+
 	(void)n;
-	return hwtel_pcie_format_prom(f, cum, d, s);
+	if (!ret && s > 0)
+		ret = hwtel_pcie_prom_flag_intervals(f, ((const struct hwtel_pcie_data *)cum)->pmu,
+						     &pcie_flag_count);
+	return ret;
 }
 
 static int prom_ddr(FILE *f, const void *cum, const void *d, double s, unsigned int n)
@@ -566,6 +604,8 @@ static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data 
 		if (fflush(stdout) && !ret)
 			ret = -EIO;
 	}
+	if (seconds > 0)
+		hwtel_pcie_flag_count_add(&pcie_flag_count, d);
 	if (!ret && o->prom_file)
 		ret = write_prom(o->prom_file, prom_pcie, cum, d, seconds, 1);
 	return ret;
@@ -681,7 +721,7 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		if (ret)
 			goto out;
 		if (o->watch && b->state_valid) {
-			ret = hwtel_pcie_clear(h, HWTEL_CLEAR_FLAGS | HWTEL_CLEAR_MARKS);
+			ret = hwtel_pcie_clear(h, hwtel_pcie_watch_clear(&b->status));
 			if (ret && ret != -EACCES)
 				goto out;
 			ret = 0;

@@ -323,3 +323,66 @@ TEST(cli_prom_remove_own_file)
 	unlink(file);
 	CHECK_EQ(rmdir(dir), 0);
 }
+
+/*
+ * --prometheus of an interval report (-w): the flags are per interval, a
+ * scrape sees only the last one, so the exporter also counts the intervals
+ * and those with each flag set (counters, never reset while it runs).
+ * Without the control plane's state the flag counts are left out.
+ */
+TEST(cli_prom_flagged_intervals)
+{
+	struct hwtel_pcie_flag_count c;
+	struct hwtel_pcie_data *d = calloc(1, sizeof(*d));
+	char buf[2048] = "";
+	FILE *f;
+
+	memset(&c, 0, sizeof(c));
+	d->state_valid = true;
+	hwtel_pcie_flag_count_add(&c, d);
+	d->status.lost_deltas = true;
+	hwtel_pcie_flag_count_add(&c, d);
+	d->status.readout_overrun = true;
+	hwtel_pcie_flag_count_add(&c, d);
+	f = fmemopen(buf, sizeof(buf), "w");
+	CHECK_EQ(hwtel_pcie_prom_flag_intervals(f, "ndk_pcie_tlm_3fff00000000", &c), 0);
+	fclose(f);
+	CHECK_STR(buf,
+		  "# HELP hwtel_pcie_intervals_total Intervals measured and reported.\n"
+		  "# TYPE hwtel_pcie_intervals_total counter\n"
+		  "hwtel_pcie_intervals_total{device=\"ndk_pcie_tlm_3fff00000000\"} 3\n"
+		  "# HELP hwtel_pcie_flagged_intervals_total Intervals with a STATUS flag set: their counts are not exact.\n"
+		  "# TYPE hwtel_pcie_flagged_intervals_total counter\n"
+		  "hwtel_pcie_flagged_intervals_total{device=\"ndk_pcie_tlm_3fff00000000\",flag=\"lost_deltas\"} 2\n"
+		  "hwtel_pcie_flagged_intervals_total{device=\"ndk_pcie_tlm_3fff00000000\",flag=\"readout_overrun\"} 1\n");
+	unit_check_prom("flagged intervals", buf);
+
+	d->state_valid = false;
+	memset(&c, 0, sizeof(c));
+	hwtel_pcie_flag_count_add(&c, d);
+	f = fmemopen(buf, sizeof(buf), "w");
+	CHECK_EQ(hwtel_pcie_prom_flag_intervals(f, "p", &c), 0);
+	fclose(f);
+	CHECK_STR(buf,
+		  "# HELP hwtel_pcie_intervals_total Intervals measured and reported.\n"
+		  "# TYPE hwtel_pcie_intervals_total counter\n"
+		  "hwtel_pcie_intervals_total{device=\"p\"} 1\n");
+	free(d);
+}
+
+/*
+ * -w clears the lowest marks after every reading, the flags only when one
+ * was set: a delta lost between the state read and that clear would
+ * otherwise be cleared unseen and missed by the next interval too.
+ */
+TEST(cli_watch_clears_flags_only_when_set)
+{
+	struct hwtel_pcie_status st = { 0 };
+
+	CHECK_EQ(hwtel_pcie_watch_clear(&st), HWTEL_CLEAR_MARKS);
+	st.lost_deltas = true;
+	CHECK_EQ(hwtel_pcie_watch_clear(&st), HWTEL_CLEAR_MARKS | HWTEL_CLEAR_FLAGS);
+	st.lost_deltas = false;
+	st.readout_overrun = true;
+	CHECK_EQ(hwtel_pcie_watch_clear(&st), HWTEL_CLEAR_MARKS | HWTEL_CLEAR_FLAGS);
+}
