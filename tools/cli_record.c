@@ -367,6 +367,13 @@ static const char *const PCIE_M[] = {
 	"words", "backpressure", "transactions",
 };
 #define PCIE_NM (sizeof(PCIE_M) / sizeof(PCIE_M[0]))
+/*
+ * pcie.untrusted, after the bus metrics: 1 when a STATUS flag (LOST DELTA,
+ * READ-OUT OVERRUN) was set in the sample's interval, so none of its
+ * figures can be trusted; 0 when none was; NaN when the flags were not
+ * read (no CAP_PERFMON) and on a source's first reading.
+ */
+#define PCIE_UNTRUSTED (HWTEL_MAX_EP * HWTEL_MAX_BUSES * PCIE_NM)
 
 struct recorder {
 	struct rec_opts *o;
@@ -430,7 +437,15 @@ static int open_source(struct recorder *r, unsigned int i, const char *spec, boo
 	if (!strncmp(spec, "pcie", 4) && (spec[4] == '\0' || spec[4] == '=')) {
 		s->kind = SRC_PCIE;
 		snprintf(s->set, sizeof(s->set), "pcie");
-		ret = hwtel_pcie_open(eq ? eq + 1 : NULL, 0, HWTEL_OPEN_NO_NETLINK, &s->pcie);
+		/*
+		 * The control plane gives the STATUS flags of each sample's
+		 * interval (pcie.untrusted); without CAP_PERFMON or without the
+		 * family the counters are recorded alone and the track is NaN.
+		 */
+		ret = hwtel_pcie_open(eq ? eq + 1 : NULL, 0, HWTEL_OPEN_STATE_OPTIONAL, &s->pcie);
+		if (ret)
+			ret = hwtel_pcie_open(eq ? eq + 1 : NULL, 0, HWTEL_OPEN_NO_NETLINK,
+					      &s->pcie);
 		if (ret)
 			return ret;
 		s->pa = malloc(sizeof(*s->pa));
@@ -457,7 +472,10 @@ static int open_source(struct recorder *r, unsigned int i, const char *spec, boo
 				}
 			}
 		}
-		s->nvals = HWTEL_MAX_EP * HWTEL_MAX_BUSES * PCIE_NM;
+		ret = add_metric(r, i, PCIE_UNTRUSTED, "pcie.untrusted");
+		if (ret)
+			return ret;
+		s->nvals = PCIE_UNTRUSTED + 1;
 	} else if (!strncmp(spec, "ddr", 3) && (spec[3] == '\0' || spec[3] == '=')) {
 		s->kind = SRC_DDR;
 		snprintf(s->set, sizeof(s->set), "ddr");
@@ -573,6 +591,17 @@ static int read_source(struct source *s)
 		ret = hwtel_pcie_read(s->pcie, s->pb);
 		if (ret)
 			return ret;
+		/*
+		 * The flags are sticky until CLEAR FLAGS: cleared when one is
+		 * set, so each sample's value covers the interval since the
+		 * previous reading (a flag raised between the state read and
+		 * the clear is lost only right after a flagged sample).
+		 */
+		if (s->pb->state_valid && (s->pb->status.lost_deltas || s->pb->status.readout_overrun)) {
+			ret = hwtel_pcie_clear(s->pcie, HWTEL_CLEAR_FLAGS);
+			if (ret && ret != -EACCES && ret != -EPERM)
+				return ret;
+		}
 		if (!s->have_prev) {
 			for (k = 0; k < s->nvals; k++)
 				s->vals[k] = NAN;
@@ -580,6 +609,8 @@ static int read_source(struct source *s)
 			s->have_prev = true;
 			return 0;
 		}
+		s->vals[PCIE_UNTRUSTED] = !s->pb->state_valid ? NAN :
+			s->pb->status.lost_deltas || s->pb->status.readout_overrun ? 1 : 0;
 		sec = hwtel_pcie_seconds(s->pb, s->pa);
 		hwtel_pcie_diff(s->pb, s->pa, s->pd);
 		for (e = 0; e < s->pd->nendpoints; e++) {
@@ -679,6 +710,7 @@ static void free_sources(struct recorder *r)
 static bool default_stored(const char *n)
 {
 	return !fnmatch("*.used_pct", n, 0) || !fnmatch("*.gbps", n, 0) ||
+	       !strcmp(n, "pcie.untrusted") ||
 	       !fnmatch("ddr*_gbps", n, 0) || !fnmatch("perf.*", n, 0);
 }
 

@@ -55,6 +55,26 @@ static void fmt_val(char *buf, size_t size, float v)
 		snprintf(buf, size, "%.6g", (double)v);
 }
 
+/*
+ * The track hwtel record writes for a PCIe source: 1 when a STATUS flag
+ * (LOST DELTA, READ-OUT OVERRUN) was set in the sample's interval, 0 when
+ * none was, NaN when the flags were not read. -1 when the capture has none.
+ */
+static int untrusted_track(const struct rec_capture *c)
+{
+	unsigned int k;
+
+	for (k = 0; k < c->h.ntracks; k++)
+		if (!strcmp(c->h.track[k], "pcie.untrusted"))
+			return (int)k;
+	return -1;
+}
+
+static bool sample_untrusted(const struct rec_sample *sm, int ut)
+{
+	return ut >= 0 && !isnan(sm->vals[ut]) && sm->vals[ut] != 0;
+}
+
 /* a text column as wide as its name, at least 14 */
 static int colw(const char *name)
 {
@@ -66,12 +86,19 @@ static int colw(const char *name)
 static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
 {
 	unsigned int s, i, k, n = ntr(c, o);
+	int ut = untrusted_track(c);
+	bool marked = false;
 
 	fprintf(f, "capture: %u samples in %u shots, period %.3f ms, ring %u samples, %u before the trigger (position %g %%)%s\n",
 		c->nsamples, c->nshots, (double)c->h.period_ns / 1e6, c->h.capacity, c->h.pre,
 		c->h.position, c->complete ? "" : ", INCOMPLETE (cut short; read up to the last whole record)");
 	for (i = 0; i < c->nnotes; i++)
 		fprintf(f, "note: %s\n", c->notes[i].text);
+	for (i = 0; i < c->nsamples && !marked; i++)
+		marked = sample_untrusted(&c->samples[i], ut);
+	if (marked)
+		fputs("note: ! marks a sample whose interval had a STATUS flag set (pcie.untrusted = 1): none of its figures can be trusted\n",
+		      f);
 	for (s = 0; s < c->nshots; s++) {
 		const struct rec_shot *sh = &c->shots[s];
 		long ti = trig_index(sh);
@@ -96,7 +123,9 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 
 			if (o->context && ti >= 0 && labs(rel) > (long)o->context)
 				continue;
-			fprintf(f, "%-3s %+8ld %+12.3f", rel == 0 && ti >= 0 ? ">>" : "", rel,
+			fprintf(f, "%-3s %+8ld %+12.3f",
+				sample_untrusted(sm, ut) ? (rel == 0 && ti >= 0 ? "!>>" : "!") :
+				rel == 0 && ti >= 0 ? ">>" : "", rel,
 				((double)sm->mono_ns - (double)t0) / 1e6);
 			for (k = 0; k < n; k++) {
 				fmt_val(v, sizeof(v), sm->vals[tr(o, k)]);
@@ -148,6 +177,7 @@ static int view_json(FILE *f, const struct rec_capture *c, const struct rec_view
 {
 	struct hwtel_json j;
 	unsigned int s, i, k, n = ntr(c, o);
+	int ut = untrusted_track(c);
 
 	hj_init(&j, f);
 	hj_obj_begin(&j);
@@ -205,6 +235,14 @@ static int view_json(FILE *f, const struct rec_capture *c, const struct rec_view
 			for (k = 0; k < n; k++)
 				hj_double(&j, (double)sm->vals[tr(o, k)]);
 			hj_arr_end(&j);
+			/* with a pcie.untrusted track: false when a STATUS flag was set */
+			if (ut >= 0) {
+				hj_key(&j, "trusted");
+				if (isnan(sm->vals[ut]))
+					hj_null(&j);
+				else
+					hj_bool(&j, !sample_untrusted(sm, ut));
+			}
 			hj_obj_end(&j);
 		}
 		hj_arr_end(&j);

@@ -866,3 +866,92 @@ TEST(rec_locale_independent)
 	rec_capture_free(&c);
 	free(buf);
 }
+
+/*
+ * A capture with the pcie.untrusted track (hwtel record of a PCIe source):
+ * the text view marks each sample whose interval had a STATUS flag set
+ * with "!" before its row (with ">>" at the trigger) and says what the
+ * mark means; the JSON view gives "trusted" per sample (null where the
+ * track is NaN: flags not read). Also when -m leaves the track out of the
+ * view.
+ */
+TEST(rec_views_mark_untrusted_samples)
+{
+	const char *path = "/tmp/hwtel-unit-rec-untrusted.cap";
+	static const char *const TR[] = { "pcie.ep0.rq0.used_pct", "pcie.untrusted" };
+	struct rec_config cfg = { .capacity = 5, .position = 50, .shots = 1,
+				  .nmetrics = 2, .metric = TR };
+	char (*tracks)[REC_NAME_MAX] = calloc(2, REC_NAME_MAX);
+	struct rec_header h = { .period_ns = 1000000, .capacity = 5, .shots = 1,
+				.position = 50, .clock = "ns", .command = "unit" };
+	struct rec_engine *e = rec_engine_new(&cfg, NULL, 0);
+	struct rec_capture c;
+	struct rec_writer *w;
+	struct rec_sink s = { 0 };
+	char err[200], *buf = NULL;
+	size_t blen = 0;
+	unsigned int i;
+	FILE *f;
+	int fd;
+
+	CHECK_EQ(rec_engine_set_trigger(e, "pcie.untrusted > 0", NULL, 0), 0);
+	h.pre = rec_pre_count(5, 50);
+	h.ntracks = 2;
+	for (i = 0; i < 2; i++)
+		snprintf(tracks[i], REC_NAME_MAX, "%s", TR[i]);
+	h.track = tracks;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK_EQ(rec_writer_open(fd, &h, &w), 0);
+	rec_writer_set_clock(w, 0);
+	rec_writer_sink(w, &s);
+	for (i = 0; i < 6; i++) {
+		/* sample 1: flags not read; 3: flagged (the trigger); 4: flagged */
+		double v[2] = { 50 + i, i == 1 ? NAN : i == 3 || i == 4 ? 1 : 0 };
+
+		rec_engine_push(e, 1000000000ull + i * 1000000ull, v, REC_CAUSE_NONE, NULL, 0, NULL, &s);
+	}
+	CHECK_EQ(rec_writer_close(w, true), 0);
+	rec_engine_free(e);
+	free(tracks);
+	CHECK_EQ(rec_read(path, &c, err, sizeof(err)), 0);
+
+	f = open_memstream(&buf, &blen);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_TEXT, .shot = -1 };
+
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+	}
+	fclose(f);
+	CHECK(strstr(buf, "\nnote: ! marks a sample whose interval had a STATUS flag set (pcie.untrusted = 1): none of its figures can be trusted\n") != NULL);
+	CHECK(strstr(buf, "\n          -2       -2.000                    51              -\n"
+		      "          -1       -1.000                    52              0\n"
+		      "!>>       +0       +0.000                    53              1\n"
+		      "!         +1       +1.000                    54              1\n"
+		      "          +2       +2.000                    55              0\n") != NULL);
+	free(buf);
+	buf = NULL;
+	/* -m without the track: still marked */
+	f = open_memstream(&buf, &blen);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_TEXT, .shot = -1, .nsel = 1, .sel = { 0 } };
+
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+	}
+	fclose(f);
+	CHECK(strstr(buf, "\n!>>       +0       +0.000                    53\n") != NULL);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &blen);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_JSON, .shot = -1 };
+
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+	}
+	fclose(f);
+	CHECK(strstr(buf, "\"values\": [\n                        51.0,\n                        null\n                    ],\n                    \"trusted\": null\n") != NULL);
+	CHECK(strstr(buf, "\"values\": [\n                        52.0,\n                        0.0\n                    ],\n                    \"trusted\": true\n") != NULL);
+	CHECK(strstr(buf, "\"values\": [\n                        53.0,\n                        1.0\n                    ],\n                    \"trusted\": false\n") != NULL);
+	free(buf);
+	rec_capture_free(&c);
+	remove(path);
+}
