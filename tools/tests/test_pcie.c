@@ -868,6 +868,11 @@ TEST(pcie_lost_deltas_json_trusted)
 	free(d);
 }
 
+static int csv_plus(FILE *f, const struct hwtel_pcie_data *d, double s)
+{
+	return hwtel_pcie_format_csv(f, d, s, "+");
+}
+
 /*
  * CSV: a sixth field, "flags", on every row of the interval: empty when no
  * flag was set, the flags set joined by "+", "flags_not_read" without the
@@ -908,8 +913,13 @@ TEST(pcie_lost_deltas_csv_flags_field)
 		}
 		free(out);
 	}
-	/* totals: no run time, still six fields */
+	/* -x +: the joined flags hold the separator, so they are quoted */
 	d->state_valid = true;
+	d->status.lost_deltas = d->status.readout_overrun = true;
+	out = render(csv_plus, d, 1.0);
+	CHECK(strstr(out, "\n70.150000+%+ndk_pcie_tlm_3fff00000000/ep0.rq.used/+++\"lost_deltas+readout_overrun\"\n") != NULL);
+	free(out);
+	/* totals: no run time, still six fields */
 	d->status.lost_deltas = true;
 	d->status.readout_overrun = false;
 	out = render(csv_tab, d, 0);
