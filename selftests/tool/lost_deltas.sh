@@ -42,11 +42,11 @@ assert d["hwtel"]["trusted"] is False and d["hwtel"]["untrusted_by"] == ["lost_d
 assert d["data"]["status"]["lost_deltas"] is True
 subprocess.run(["python3", sys.argv[2], "pcie", sys.argv[1]], check=True)
 ' "$T/l.json" "$CHECK_JSON"
-tool_py "CSV: six fields, the flags field lost_deltas on every row" '
+tool_py "CSV: eight fields, the flags field lost_deltas on every row" '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
-assert len(rows) > 50 and all(len(r) == 6 and r[5] == "lost_deltas" for r in rows), \
-    [r for r in rows if len(r) != 6 or r[5] != "lost_deltas"][:3]
+assert len(rows) > 50 and all(len(r) == 8 and r[7] == "lost_deltas" for r in rows), \
+    [r for r in rows if len(r) != 8 or r[7] != "lost_deltas"][:3]
 ' "$T/l.csv"
 # the flag was cleared when the interval began: the next one is clean
 "$HW" pcie -t 0.2 > "$T/c.txt" 2>&1
@@ -59,7 +59,7 @@ assert "!" not in t, t
 d = json.load(open(sys.argv[2]))
 assert d["hwtel"]["trusted"] is True and d["hwtel"]["untrusted_by"] == [], d["hwtel"]
 rows = list(csv.reader(open(sys.argv[3])))
-assert rows and all(len(r) == 6 and r[5] == "" for r in rows), rows[:2]
+assert rows and all(len(r) == 8 and r[7] == "" for r in rows), rows[:2]
 ' "$T/c.txt" "$T/c.json" "$T/c.csv"
 
 # --- 5-7: watch mode across an overload, with --prometheus ----------------

@@ -113,9 +113,9 @@ tap_check "-j matches the text report (same totals)" python3 "$CHECK_JSON" pcie 
 # --- CSV and Prometheus of the same totals ------------------------------
 "$HW" pcie -t 0 -x ';' > "$T/tot.csv"
 tap_check "-x ';' gives the injected counts, perf stat -x style, no flag set" \
-	grep -qx "1000;cycles;$PCIE_PMU/words,ep=0,bus=0/;;;" "$T/tot.csv"
+	grep -qx "1000;cycles;$PCIE_PMU/words,ep=0,bus=0/;;;;;" "$T/tot.csv"
 "$HW" pcie -t 0.05 -w -n 2 -x , > "$T/w.csv"
-tool_watch_csv "$T/w.csv" "$PCIE_PMU" 7
+tool_watch_csv "$T/w.csv" "$PCIE_PMU" 9
 "$HW" pcie -t 0 -q --prometheus "$T/tot.prom" > "$T/q.out"
 tool_py "--prometheus writes the textfile atomically, base units, _total" '
 import os, sys

@@ -716,7 +716,8 @@ int hwtel_pcie_format_json(FILE *f, const struct hwtel_pcie_data *d, double seco
  * One row as perf stat -x: value, unit, event, run time (ns), % running,
  * then the interval's flags (@flags: "" when none was set); every field
  * quoted when it holds the separator (RFC 4180), so that any separator
- * gives 6 fields.
+ * gives 8 fields: perf stat -x's seven (the metric value and unit empty),
+ * then the interval's flags.
  */
 static void csv_u64(FILE *f, const char *sep, uint64_t v, const char *unit,
 		    const char *pmu, const char *ev, double seconds, const char *flags)
@@ -731,7 +732,8 @@ static void csv_u64(FILE *f, const char *sep, uint64_t v, const char *unit,
 	} else {
 		fputs(sep, f);
 	}
-	fputs(sep, f);
+	/* perf's metric value and unit: empty (metrics are rows) */
+	fprintf(f, "%s%s%s", sep, sep, sep);
 	hwtel_csv_field(f, flags, sep);
 	fputc('\n', f);
 }
@@ -745,7 +747,7 @@ static void csv_metric(FILE *f, const char *sep, double v, const char *unit,
 		hwtel_csv_fmt(f, sep, "%.6f", v);
 	hwtel_csv_fmt(f, sep, "%s", unit);
 	hwtel_csv_event(f, sep, pmu, name);
-	fprintf(f, "%s%s%s", sep, sep, sep);
+	fprintf(f, "%s%s%s%s%s", sep, sep, sep, sep, sep);
 	hwtel_csv_field(f, flags, sep);
 	fputc('\n', f);
 }

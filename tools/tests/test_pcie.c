@@ -438,11 +438,11 @@ TEST(pcie_csv)
 
 	seed_data(d);
 	out = render(csv_tab, d, 1.0);
-	CHECK(strstr(out, "400000000;cycles;ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/;1000000000;100.00;\n") != NULL);
-	CHECK(strstr(out, "8979062500;;ndk_pcie_tlm_3fff00000000/items,ep=0,bus=0/;1000000000;100.00;\n") != NULL);
-	CHECK(strstr(out, "70.150000;%;ndk_pcie_tlm_3fff00000000/ep0.rq.used/;;;\n") != NULL);
-	CHECK(strstr(out, "25.862069;%;ndk_pcie_tlm_3fff00000000/ep0.up0.rd/;;;\n") != NULL);
-	CHECK(strstr(out, "1200000;cycles;ndk_pcie_tlm_3fff00000000/tags_band,ep=0,idx=0/;1000000000;100.00;\n") != NULL);
+	CHECK(strstr(out, "400000000;cycles;ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/;1000000000;100.00;;;\n") != NULL);
+	CHECK(strstr(out, "8979062500;;ndk_pcie_tlm_3fff00000000/items,ep=0,bus=0/;1000000000;100.00;;;\n") != NULL);
+	CHECK(strstr(out, "70.150000;%;ndk_pcie_tlm_3fff00000000/ep0.rq.used/;;;;;\n") != NULL);
+	CHECK(strstr(out, "25.862069;%;ndk_pcie_tlm_3fff00000000/ep0.up0.rd/;;;;;\n") != NULL);
+	CHECK(strstr(out, "1200000;cycles;ndk_pcie_tlm_3fff00000000/tags_band,ep=0,idx=0/;1000000000;100.00;;;\n") != NULL);
 	unit_golden(out, "golden/seed.csv", true);
 	free(out);
 	free(d);
@@ -487,7 +487,7 @@ static int rfc4180_split(const char *line, char sep, char fields[][128], int max
 	}
 }
 
-/* -x ',': event names hold commas, so they are quoted; 6 fields a row */
+/* -x ',': event names hold commas, so they are quoted; 8 fields a row */
 TEST(pcie_csv_rfc4180)
 {
 	struct hwtel_pcie_data *d = new_data();
@@ -498,12 +498,12 @@ TEST(pcie_csv_rfc4180)
 
 	seed_data(d);
 	out = render(csv_comma, d, 1.0);
-	CHECK(strstr(out, "400000000,cycles,\"ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/\",1000000000,100.00,\n") != NULL);
-	CHECK(strstr(out, "70.150000,%,ndk_pcie_tlm_3fff00000000/ep0.rq.used/,,,\n") != NULL);
+	CHECK(strstr(out, "400000000,cycles,\"ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/\",1000000000,100.00,,,\n") != NULL);
+	CHECK(strstr(out, "70.150000,%,ndk_pcie_tlm_3fff00000000/ep0.rq.used/,,,,,\n") != NULL);
 	for (line = out; *line; line = strchr(line, '\n') + 1) {
 		n = rfc4180_split(line, ',', fields, 8);
 		rows++;
-		if (n != 6) {
+		if (n != 8) {
 			if (!bad++)
 				fprintf(stderr, "# %d fields: %.*s\n", n,
 					(int)(strchr(line, '\n') - line), line);
@@ -529,7 +529,7 @@ static int csv_dot(FILE *f, const struct hwtel_pcie_data *d, double s)
 
 /*
  * Any separator: a unit ("%") or a value ("70.150000", "100.00") that holds
- * it is quoted like the event name, so every row still has 6 fields and
+ * it is quoted like the event name, so every row still has 8 fields and
  * each field reads back as written.
  */
 TEST(pcie_csv_any_separator)
@@ -551,7 +551,7 @@ TEST(pcie_csv_any_separator)
 		used = 0;
 		for (line = out; *line; line = strchr(line, '\n') + 1) {
 			n = rfc4180_split(line, seps[k], fields, 8);
-			if (n != 6) {
+			if (n != 8) {
 				if (!bad++)
 					printf("#   -x '%c': %d fields: %.*s\n", seps[k], n,
 					       (int)(strchr(line, '\n') - line), line);
@@ -874,9 +874,10 @@ static int csv_plus(FILE *f, const struct hwtel_pcie_data *d, double s)
 }
 
 /*
- * CSV: a sixth field, "flags", on every row of the interval: empty when no
- * flag was set, the flags set joined by "+", "flags_not_read" without the
- * control plane's state. The first five fields are perf stat -x's.
+ * CSV: an eighth field, "flags", on every row of the interval: empty when
+ * no flag was set, the flags set joined by "+", "flags_not_read" without
+ * the control plane's state. The first seven fields are perf stat -x's
+ * (the metric value and unit, sixth and seventh, empty).
  */
 TEST(pcie_lost_deltas_csv_flags_field)
 {
@@ -898,18 +899,18 @@ TEST(pcie_lost_deltas_csv_flags_field)
 		for (line = out; *line; line = strchr(line, '\n') + 1) {
 			n = rfc4180_split(line, ',', fields, 8);
 			rows++;
-			if (n != 6 || strcmp(fields[5], want[k])) {
+			if (n != 8 || strcmp(fields[7], want[k])) {
 				if (!bad++)
 					printf("#   %d fields, flags '%s' (want '%s'): %.*s\n", n,
-					       n >= 6 ? fields[5] : "", want[k],
+					       n >= 8 ? fields[7] : "", want[k],
 					       (int)(strchr(line, '\n') - line), line);
 			}
 		}
 		CHECK(rows > 50);
 		CHECK_EQ(0, bad);
 		if (k == 1) {
-			CHECK(strstr(out, "400000000,cycles,\"ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/\",1000000000,100.00,lost_deltas\n") != NULL);
-			CHECK(strstr(out, "70.150000,%,ndk_pcie_tlm_3fff00000000/ep0.rq.used/,,,lost_deltas\n") != NULL);
+			CHECK(strstr(out, "400000000,cycles,\"ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/\",1000000000,100.00,,,lost_deltas\n") != NULL);
+			CHECK(strstr(out, "70.150000,%,ndk_pcie_tlm_3fff00000000/ep0.rq.used/,,,,,lost_deltas\n") != NULL);
 		}
 		free(out);
 	}
@@ -917,13 +918,13 @@ TEST(pcie_lost_deltas_csv_flags_field)
 	d->state_valid = true;
 	d->status.lost_deltas = d->status.readout_overrun = true;
 	out = render(csv_plus, d, 1.0);
-	CHECK(strstr(out, "\n70.150000+%+ndk_pcie_tlm_3fff00000000/ep0.rq.used/+++\"lost_deltas+readout_overrun\"\n") != NULL);
+	CHECK(strstr(out, "\n70.150000+%+ndk_pcie_tlm_3fff00000000/ep0.rq.used/+++++\"lost_deltas+readout_overrun\"\n") != NULL);
 	free(out);
-	/* totals: no run time, still six fields */
+	/* totals: no run time, still eight fields */
 	d->status.lost_deltas = true;
 	d->status.readout_overrun = false;
 	out = render(csv_tab, d, 0);
-	CHECK(strstr(out, "1200000;cycles;ndk_pcie_tlm_3fff00000000/tags_band,ep=0,idx=0/;;;lost_deltas\n") != NULL);
+	CHECK(strstr(out, "1200000;cycles;ndk_pcie_tlm_3fff00000000/tags_band,ep=0,idx=0/;;;;;lost_deltas\n") != NULL);
 	free(out);
 	free(d);
 }
