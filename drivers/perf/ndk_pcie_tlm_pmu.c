@@ -68,7 +68,15 @@ enum ndk_tlm_kind {
 	TLM_K_TAGS_BAND,
 	TLM_K_STFIFO_BAND,
 	TLM_K_RAW,
+	TLM_K_SNAP_NS,		/* nanoseconds between the copies it counts from */
 };
+
+/*
+ * The software entry after the used ones: its value is the CLOCK_MONOTONIC
+ * time of the copy in the window (ndk_tlm::snap_ns), so a snapshot_ns event
+ * counts the time between the copies its group was counted from.
+ */
+#define TLM_SNAP_ENTRY(l)	((l)->entries_used)
 
 /* channels of one bus inside a probe: 6 fixed fields, then the regions */
 #define TLM_BUS_FIELDS		6
@@ -248,8 +256,16 @@ static void ndk_tlm_entry_fold(struct ndk_tlm *tlm, u32 i, u64 raw, u32 gen)
 /* Fold entry @i of the copy in the window into its 64-bit total. */
 static void ndk_tlm_entry_update(struct ndk_tlm *tlm, u32 i)
 {
-	if (tlm->entries[i].gen != tlm->gen)
-		ndk_tlm_entry_fold(tlm, i, ndk_tlm_read_entry(tlm, i), tlm->gen);
+	struct ndk_tlm_entry *e = &tlm->entries[i];
+
+	if (e->gen == tlm->gen)
+		return;
+	if (i == TLM_SNAP_ENTRY(&tlm->lay)) {
+		e->acc = tlm->snap_ns;
+		e->gen = tlm->gen;
+		return;
+	}
+	ndk_tlm_entry_fold(tlm, i, ndk_tlm_read_entry(tlm, i), tlm->gen);
 }
 
 /*
@@ -264,13 +280,15 @@ static void ndk_tlm_land_late(struct ndk_tlm *tlm)
 	unsigned int i;
 
 	tlm->gen++;
-	for_each_set_bit(i, tlm->late, tlm->lay.entries_used) {
+	/* no earlier than the copy: when it was seen to have landed */
+	tlm->snap_ns = ktime_get_ns();
+	for_each_set_bit(i, tlm->late, tlm->lay.entries_used + 1) {
 		ndk_tlm_entry_update(tlm, i);
 		e = &tlm->entries[i];
 		e->late_acc = e->acc;
 		e->late_gen = tlm->gen;
 	}
-	bitmap_zero(tlm->late, tlm->lay.entries_used);
+	bitmap_zero(tlm->late, tlm->lay.entries_used + 1);
 }
 
 /*
@@ -794,6 +812,11 @@ static int ndk_tlm_config_entry(const struct ndk_tlm_layout *l, u64 config)
 			return -EINVAL;
 		return idx;
 	}
+	if (kind == TLM_K_SNAP_NS) {
+		if (ep || bus || idx)
+			return -EINVAL;
+		return TLM_SNAP_ENTRY(l);
+	}
 	if (ep >= l->endpoints)
 		return -EINVAL;
 	epbase = ep * l->counters_per_ep;
@@ -1077,6 +1100,15 @@ TLM_EV(brake, "kind=0xa,ep=?,idx=?");
 TLM_EV(tags_band, "kind=0xb,ep=?,idx=?");
 TLM_EV(stfifo_band, "kind=0xc,ep=?,idx=?");
 TLM_EV(raw, "kind=0xd,idx=?");
+TLM_EV(snapshot_ns, "kind=0xe");
+
+static struct perf_pmu_events_attr ndk_tlm_ev_snapshot_ns_unit = {
+	.attr = {
+		.attr = { .name = "snapshot_ns.unit", .mode = 0444 },
+		.show = perf_event_sysfs_show,
+	},
+	.event_str = "ns",
+};
 
 /* in enum ndk_tlm_kind order: entry i is kind i + 1 */
 static struct attribute *ndk_tlm_event_attrs[] = {
@@ -1093,6 +1125,8 @@ static struct attribute *ndk_tlm_event_attrs[] = {
 	&ndk_tlm_ev_tags_band.attr.attr,
 	&ndk_tlm_ev_stfifo_band.attr.attr,
 	&ndk_tlm_ev_raw.attr.attr,
+	&ndk_tlm_ev_snapshot_ns.attr.attr,
+	&ndk_tlm_ev_snapshot_ns_unit.attr.attr,
 	NULL,
 };
 
@@ -1508,14 +1542,15 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 		goto err;
 	}
 
-	tlm->entries = kcalloc(tlm->lay.entries_used, sizeof(*tlm->entries),
+	/* the used entries and TLM_SNAP_ENTRY() */
+	tlm->entries = kcalloc(tlm->lay.entries_used + 1, sizeof(*tlm->entries),
 			       GFP_KERNEL);
 	if (name)
 		tlm->name = kstrdup(name, GFP_KERNEL);
 	else
 		tlm->name = kasprintf(GFP_KERNEL, "ndk_pcie_tlm_%llx",
 				      (unsigned long long)tlm->base_addr);
-	tlm->late = bitmap_zalloc(tlm->lay.entries_used, GFP_KERNEL);
+	tlm->late = bitmap_zalloc(tlm->lay.entries_used + 1, GFP_KERNEL);
 	tlm->pcpu = alloc_percpu(struct ndk_tlm_pcpu);
 	if (!tlm->entries || !tlm->name || !tlm->late || !tlm->pcpu) {
 		ret = -ENOMEM;

@@ -204,13 +204,19 @@ struct hwtel_pcie_data {
 					 * false: not read (unknown)
 					 */
 	bool truncated;			/* layout larger than the HWTEL_MAX_* sizes */
-	uint64_t timestamp_ns;		/* CLOCK_MONOTONIC of the snapshot: the
-					 * middle of the group reads (totals:
-					 * the driver's snapshot time)
+	uint64_t timestamp_ns;		/* CLOCK_MONOTONIC of the snapshot:
+					 * the driver's time of endpoint 0's
+					 * copy (its snapshot_ns event) or,
+					 * without that event, the middle of
+					 * the group reads (totals: the
+					 * driver's snapshot time)
 					 */
-	uint64_t perf_time_ns;		/* perf time_enabled of the endpoint 0
-					 * group (perf's clock, local_clock(),
-					 * not NTP-disciplined; 0 for totals)
+	uint64_t perf_time_ns;		/* endpoint 0 group's time: its
+					 * snapshot_ns count or, without that
+					 * event, perf time_enabled (perf's
+					 * clock, local_clock(), not
+					 * NTP-disciplined); 0 for totals.
+					 * Equal in two readings: one copy.
 					 */
 	unsigned int nendpoints;
 	struct hwtel_pcie_ep endpoints[HWTEL_MAX_EP];

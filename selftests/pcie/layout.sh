@@ -34,6 +34,7 @@ check_format_events()
 	exp="brake=kind=0xa,ep=?,idx=? dma_cycles=kind=0x2,ep=? frames=kind=0x5,ep=?,bus=? "
 	exp+="items=kind=0x8,ep=?,bus=? mvb_items=kind=0x6,ep=?,bus=? mvb_stall=kind=0x7,ep=?,bus=? "
 	exp+="pcie_cycles=kind=0x1,ep=? raw=kind=0xd,idx=? region=kind=0x9,ep=?,bus=?,idx=? "
+	exp+="snapshot_ns=kind=0xe snapshot_ns.unit=ns "
 	exp+="stall=kind=0x4,ep=?,bus=? stfifo_band=kind=0xc,ep=?,idx=? tags_band=kind=0xb,ep=?,idx=? "
 	exp+="words=kind=0x3,ep=?,bus=? "
 	got=$(dir_values "$DEV/events")

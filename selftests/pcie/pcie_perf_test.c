@@ -57,9 +57,13 @@ TEST_F(idle, rejections)
 	/* the layout's own counters open */
 	EXPECT_EQ(0, open_err(PCIE_CFG(K_WORDS, 0, 3, 0)));
 	EXPECT_EQ(0, open_err(PCIE_CFG(K_RAW, 0, 0, 51)));
+	EXPECT_EQ(0, open_err(PCIE_CFG(K_SNAP_NS, 0, 0, 0)));
 	/* outside the layout or stray bits: EINVAL */
 	EXPECT_EQ(-EINVAL, open_err(0));
-	EXPECT_EQ(-EINVAL, open_err(PCIE_CFG(14, 0, 0, 0)));
+	EXPECT_EQ(-EINVAL, open_err(PCIE_CFG(15, 0, 0, 0)));
+	EXPECT_EQ(-EINVAL, open_err(PCIE_CFG(K_SNAP_NS, 1, 0, 0)));
+	EXPECT_EQ(-EINVAL, open_err(PCIE_CFG(K_SNAP_NS, 0, 1, 0)));
+	EXPECT_EQ(-EINVAL, open_err(PCIE_CFG(K_SNAP_NS, 0, 0, 1)));
 	EXPECT_EQ(-EINVAL, open_err(PCIE_CFG(0xff, 0, 0, 0)));
 	EXPECT_EQ(-EINVAL, open_err(PCIE_CFG(K_PCIE_CYCLES, 0, 0, 0) | 1ULL << 48));
 	EXPECT_EQ(-EINVAL, open_err(PCIE_CFG(K_PCIE_CYCLES, 0, 0, 0) | 1ULL << 63));

@@ -31,7 +31,7 @@
 enum {
 	K_PCIE_CYCLES = 1, K_DMA_CYCLES, K_WORDS, K_STALL, K_FRAMES,
 	K_MVB_ITEMS, K_MVB_STALL, K_ITEMS, K_REGION, K_BRAKE, K_TAGS_BAND,
-	K_STFIFO_BAND, K_RAW,
+	K_STFIFO_BAND, K_RAW, K_SNAP_NS,
 };
 
 static inline int pcie_sh(const char *fmt, ...)

@@ -156,8 +156,9 @@ tap_eq "watch exits 0 on SIGINT" "0" "$rc"
 n=$(grep -c '^Measured over' "$T/watch.txt")
 tap_check "watch printed 3 or more complete intervals ($n)" test "$n" -ge 3 -a \
 	"$(grep -c '^PTC storage FIFO words' "$T/watch.txt")" -ge 3
-# 52 counters of the seed layout, opened once: same descriptors every interval
-tap_eq "watch reuses its 52 open events (perf fds at interval 1 and 3)" "52 52" "$fds1 $fds3"
+# 52 counters of the seed layout and snapshot_ns, opened once: same
+# descriptors every interval
+tap_eq "watch reuses its 53 open events (perf fds at interval 1 and 3)" "53 53" "$fds1 $fds3"
 
 "$HW" pcie -w -t 0.3 -j > "$T/wj.txt" 2>&1 &
 pid=$!

@@ -26,7 +26,8 @@ struct ep_group {
 	struct hwtel_group *g;
 	unsigned int n;
 	struct ctr *ctr;
-	uint64_t *vals;
+	uint64_t *vals;		/* n counters, then snapshot_ns if snap */
+	bool snap;
 };
 
 struct hwtel_pcie {
@@ -36,6 +37,8 @@ struct hwtel_pcie {
 	unsigned int flags;
 	unsigned int neps;
 	struct ep_group eps[HWTEL_MAX_EP];
+	uint64_t snap_base;	/* CLOCK_MONOTONIC of snapshot_ns 0 */
+	bool snap_base_set;
 	bool vanished;
 	bool state_denied;	/* EP_GET refused (HWTEL_OPEN_STATE_OPTIONAL) */
 	struct hwtel_pcie_data *tmpl;	/* layout-initialised template */
@@ -188,6 +191,14 @@ static void ctr_spec(const struct ctr *c, const struct hwtel_pcie_ep *tep, unsig
 	}
 }
 
+static bool snapshot_ns_event(const struct hwtel_pcie *h)
+{
+	char path[sizeof(h->pmu.path) + 32];
+
+	snprintf(path, sizeof(path), "%s/events/snapshot_ns", h->pmu.path);
+	return access(path, F_OK) == 0;
+}
+
 void hwtel_pcie_close(struct hwtel_pcie *h)
 {
 	unsigned int e;
@@ -240,7 +251,7 @@ int hwtel_pcie_open(const char *device, unsigned int index, unsigned int flags,
 		if (ret < 0)
 			goto fail;
 		h->eps[e].n = (unsigned int)ret;
-		h->eps[e].vals = calloc(h->eps[e].n, sizeof(uint64_t));
+		h->eps[e].vals = calloc(h->eps[e].n + 1, sizeof(uint64_t));
 		if (!h->eps[e].vals) {
 			ret = -ENOMEM;
 			goto fail;
@@ -262,6 +273,18 @@ int hwtel_pcie_open(const char *device, unsigned int index, unsigned int flags,
 				ret = hwtel_group_add(g->g, spec);
 				if (ret < 0)
 					goto fail;
+			}
+			/*
+			 * The time of the copies endpoint 0 was counted from
+			 * (hwtel_pcie_read()): a read the driver serves from
+			 * an earlier copy (it spaces its SNAPSHOTs) then still
+			 * gives exact rates. Drivers before it lack the event.
+			 */
+			if (e == 0 && snapshot_ns_event(h)) {
+				ret = hwtel_group_add(g->g, "snapshot_ns");
+				if (ret < 0)
+					goto fail;
+				g->snap = true;
 			}
 			ret = hwtel_group_open(g->g);
 			if (ret < 0)
@@ -350,6 +373,23 @@ int hwtel_pcie_read(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 	}
 	/* the snapshots happened between t0 and now: take the middle */
 	out->timestamp_ns = t0 + (hwtel_now_ns() - t0) / 2;
+	/*
+	 * With snapshot_ns, endpoint 0's copy is timed by the driver: its
+	 * count is the CLOCK_MONOTONIC ns since the copy the group started
+	 * from, so the stamp is that count plus an offset fixed at the first
+	 * read. Differences of stamps are then exact between copies, also
+	 * when the driver served a read from a copy older than the read.
+	 */
+	if (h->eps[0].snap) {
+		uint64_t ns = h->eps[0].vals[h->eps[0].n];
+
+		if (!h->snap_base_set) {
+			h->snap_base = out->timestamp_ns - ns;
+			h->snap_base_set = true;
+		}
+		out->timestamp_ns = h->snap_base + ns;
+		out->perf_time_ns = ns;
+	}
 	return read_state(h, out);
 }
 
