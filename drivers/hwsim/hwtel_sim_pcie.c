@@ -96,6 +96,11 @@
 #define TLM_BUSY_SNAP_EXTRA	4
 #define TLM_BUSY_CLEAR_EXTRA	1
 #define TLM_MAX_CH		255	/* channels of one probe */
+#define TLM_MAX_FIFO		1024	/* largest fifo_depth */
+/* a command that finds the accumulator adding a delta waits for it */
+#define TLM_BUSY_ADDER_EXTRA	3
+/* fractions of a lump of deltas the accumulator took, in 2^-24 */
+#define TLM_KEEP_ONE		BIT_ULL(24)
 
 #define TLM_BASE		0x3fff00000000ULL
 #define TLM_STRIDE		0x100000ULL
@@ -197,6 +202,12 @@ MODULE_PARM_DESC(mi_mhz, "MI bus clock in MHz, sets the BUSY time (1..1000, defa
 static unsigned int drain_slot;
 module_param(drain_slot, uint, 0444);
 MODULE_PARM_DESC(drain_slot, "Probe cycles between the drains of two channels (0: the sweep spans half a drain period)");
+static unsigned int fifo_depth;
+module_param(fifo_depth, uint, 0444);
+MODULE_PARM_DESC(fifo_depth, "Deltas one probe FIFO holds (0: that probe's channel count, one drain; at most 1024)");
+static unsigned int add_cycles = 3;
+module_param(add_cycles, uint, 0444);
+MODULE_PARM_DESC(add_cycles, "MI cycles the accumulator needs per delta (1..64, default 3)");
 static int sim_numa_node = NUMA_NO_NODE;
 module_param_named(numa_node, sim_numa_node, int, 0444);
 MODULE_PARM_DESC(numa_node, "NUMA node of the devices (default -1: none)");
@@ -212,6 +223,8 @@ struct tlm_layout {
 	unsigned int pcie_ch, dma_ch, cpe, used, entries;
 	unsigned int width, drain;
 	unsigned int slot[2];		/* drain slot of the PCIe / DMA probe */
+	unsigned int depth[2];		/* FIFO depth of a PCIe / DMA probe */
+	u64 load_num, load_den;		/* accumulator load: work / MI time */
 	u64 mask;
 	u32 cfg_topology, cfg_layout, cfg_pcie, cfg_dma, cfg_drain;
 	u32 cfg_regions, cfg_width, cfg_hist, cfg_capacity, cfg_width_dma;
@@ -362,6 +375,46 @@ struct tlm_drain {
 	unsigned int done, nch;
 };
 
+/* A delta of one channel, in the FIFO of that probe of every endpoint */
+struct tlm_qent {
+	u64 v, t;		/* value; ktime (ns) at which it arrived */
+	u16 k;			/* channel of the probe */
+	bool dma;
+};
+
+/*
+ * The accumulator: one delta per add_cycles MI cycles, paused while BUSY.
+ * Every endpoint's probe of a kind gets the same deltas at the same instant,
+ * so the FIFOs of one kind hold the same channels: one queue entry stands
+ * for one delta in each of them and costs endpoints x add_cycles MI cycles.
+ */
+struct tlm_adder {
+	struct tlm_qent *q;	/* ring, in arrival order */
+	unsigned int head, len, cap;
+	unsigned int count[2];	/* entries of each probe kind */
+	u64 free_at;		/* ktime at which the next entry can start */
+	u64 cost_ns;		/* one entry */
+	u64 dropped;		/* deltas dropped at a full FIFO (all endpoints) */
+	u64 dropped_fifo[2];	/* of those: one at a time, PCIe / DMA probes */
+	u64 now;		/* the last instant the model advanced to */
+};
+
+/*
+ * The deltas one access finds arrived, per probe kind in arrival order: the
+ * channels one at a time, and at most one lump of whole drain periods
+ * (k == TLM_LUMP, t its start). tlm_adder_feed() merges the two kinds in
+ * time order, as the accumulator sees them.
+ */
+#define TLM_LUMP		U16_MAX
+#define TLM_STAGE		(2 * TLM_MAX_CH + 1)
+
+struct tlm_stage {
+	struct tlm_qent e[2][TLM_STAGE];
+	unsigned int n[2];
+	u64 lump[2][TLM_MAX_CH];	/* the sums of the lump's periods */
+	u64 lump_t2[2], lump_n[2];	/* its end, its periods */
+};
+
 struct tlm_sim;
 
 /* Platform data; the platform core keeps a copy, so it carries a back link */
@@ -392,6 +445,13 @@ struct tlm_sim {
 	bool cmd_fresh;		/* the last MI access was a COMMAND write */
 	bool overload;		/* the accumulator drops every bus delta */
 	u64 busy_until, busy_ns, busy_clear_ns;
+	u64 busy_start;		/* the BUSY that ends at busy_until began here */
+	u64 busy_last;		/* length of the last command's BUSY, ns */
+	u64 busy_fixed;		/* busy_ns written: every BUSY this long */
+	bool busy_is_fixed;
+	u64 sweep_start, sweep_ns;	/* the copy into pending, entry by entry */
+	struct tlm_adder adder;
+	struct tlm_stage *stage;
 	u64 read_ns;		/* each read's bus latency (debugfs read_ns) */
 	bool link_down;		/* reads complete with all ones, writes drop */
 	u32 flags;		/* TLM_ST_LOST_DELTA | TLM_ST_OVERRUN */
@@ -635,6 +695,212 @@ static u64 tlm_clock_cycles(const struct tlm_clock *clk, u64 now)
 	return mul_u64_u32_div(now - clk->t0, clk->mhz, 1000);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The accumulator (not with ideal=1: there every delta lands at once)   */
+
+/* Channel @k of probe @dma gets @v in every endpoint: the adder added it */
+static void tlm_land_one(struct tlm_sim *sim, bool dma, unsigned int k, u64 v)
+{
+	unsigned int ep, e;
+
+	for (ep = 0; ep < lay.endpoints; ep++) {
+		e = ep * lay.cpe + (dma ? lay.pcie_ch : 0) + k;
+		tlm_add(sim, e, v);
+		sim->truth[e] += v;
+	}
+}
+
+/* The accumulator may not start an entry at @t while BUSY: it waits */
+static u64 tlm_adder_start(const struct tlm_sim *sim, u64 t)
+{
+	if (t >= sim->busy_start && t < sim->busy_until)
+		return sim->busy_until;
+	return t;
+}
+
+/* Add what the accumulator has had the time to add by @t */
+static void tlm_adder_run(struct tlm_sim *sim, u64 t)
+{
+	struct tlm_adder *a = &sim->adder;
+	struct tlm_qent *e;
+	u64 s;
+
+	while (a->len) {
+		e = &a->q[a->head];
+		s = tlm_adder_start(sim, max(a->free_at, e->t));
+		if (s > t)
+			break;
+		tlm_land_one(sim, e->dma, e->k, e->v);
+		a->free_at = s + a->cost_ns;
+		a->head = (a->head + 1) % a->cap;
+		a->len--;
+		a->count[e->dma]--;
+	}
+}
+
+/*
+ * Channel @k's delta @v reaches the FIFO of probe @dma at @t: dropped when
+ * that FIFO is full (LOST DELTA), else queued. With the queue empty and the
+ * accumulator free it is added at once, as the block adds it within a few
+ * MI cycles; one that comes while the previous entry is still being added
+ * is let through too (an entry stands for all endpoints, the block's FIFOs
+ * would each hold one delta meanwhile), so at a low load nothing waits for
+ * the next access.
+ */
+static void tlm_arrive(struct tlm_sim *sim, bool dma, unsigned int k, u64 v,
+		       u64 t)
+{
+	struct tlm_adder *a = &sim->adder;
+	unsigned int i;
+
+	tlm_adder_run(sim, t);
+	if (a->count[dma] >= lay.depth[dma]) {
+		a->dropped += lay.endpoints;
+		a->dropped_fifo[dma] += lay.endpoints;
+		sim->flags |= TLM_ST_LOST_DELTA;
+		return;
+	}
+	if (!a->len && a->free_at <= t + a->cost_ns &&
+	    tlm_adder_start(sim, t) == t) {
+		tlm_land_one(sim, dma, k, v);
+		a->free_at = max(a->free_at, t) + a->cost_ns;
+		return;
+	}
+	i = (a->head + a->len) % a->cap;
+	a->q[i].v = v;
+	a->q[i].t = t;
+	a->q[i].k = k;
+	a->q[i].dma = dma;
+	a->len++;
+	a->count[dma]++;
+}
+
+/* ktime at which probe cycle @cyc of @clk's time base passes */
+static u64 tlm_cycle_time(const struct tlm_clock *clk, u64 cyc)
+{
+	return clk->t0 + mul_u64_u32_div(cyc, 1000, clk->mhz);
+}
+
+/*
+ * Channels [@from, @to) of drain period @n of probe @dma reach its FIFO, each
+ * at its drain slot, and are added when the accumulator gets to them.
+ */
+static void tlm_gate(struct tlm_sim *sim, bool dma, const u64 *vec,
+		     unsigned int from, unsigned int to, u64 n)
+{
+	const struct tlm_clock *clk = dma ? &sim->dclk : &sim->pclk;
+	unsigned int k;
+
+	struct tlm_stage *st = sim->stage;
+	struct tlm_qent *e;
+
+	if (ideal) {
+		tlm_land(sim, dma, vec, from, to);
+		return;
+	}
+	for (k = from; k < to; k++) {
+		if (WARN_ON_ONCE(st->n[dma] >= TLM_STAGE))
+			return;
+		e = &st->e[dma][st->n[dma]++];
+		e->k = k;
+		e->v = vec[k];
+		e->dma = dma;
+		e->t = tlm_cycle_time(clk, n * lay.drain + (u64)k * lay.slot[dma]);
+	}
+}
+
+/*
+ * Fraction (of TLM_KEEP_ONE) of the deltas arriving evenly over [@t1, @t2)
+ * that the accumulator can add: its time outside BUSY over the work.
+ */
+static u64 tlm_adder_keep(const struct tlm_sim *sim, u64 t1, u64 t2)
+{
+	u64 span = max(t2, t1 + 1) - t1, free = span, q;
+
+	if (sim->busy_until > t1 && sim->busy_start < t2)
+		free -= min(sim->busy_until, t2) - max(sim->busy_start, t1);
+	if (!lay.load_num)
+		return TLM_KEEP_ONE;
+	q = mul_u64_u64_div_u64(free, lay.load_den, lay.load_num);
+	if (q >= span)
+		return TLM_KEEP_ONE;
+	return mul_u64_u64_div_u64(q, TLM_KEEP_ONE, span);
+}
+
+/*
+ * The lump of probe @dma staged by tlm_gate_lump(), arriving from @t1 on.
+ * Lazily, as a fluid: the accumulator takes the fraction of its deltas its
+ * free time allows (all of them unless BUSY covered much of that time or
+ * the layout's load exceeds the accumulator), the rest of every channel is
+ * dropped.
+ */
+static void tlm_adder_lump(struct tlm_sim *sim, bool dma, u64 t1)
+{
+	struct tlm_stage *st = sim->stage;
+	unsigned int k, nch = dma ? lay.dma_ch : lay.pcie_ch;
+	struct tlm_adder *a = &sim->adder;
+	u64 keep, n, t2 = st->lump_t2[dma];
+
+	tlm_adder_run(sim, t1);
+	keep = tlm_adder_keep(sim, t1, t2);
+	if (keep == TLM_KEEP_ONE) {
+		tlm_land(sim, dma, st->lump[dma], 0, nch);
+		return;
+	}
+	for (k = 0; k < nch; k++)
+		tlm_land_one(sim, dma, k, mul_u64_u64_div_u64(st->lump[dma][k],
+							      keep, TLM_KEEP_ONE));
+	n = st->lump_n[dma] * nch;
+	a->dropped += (n - mul_u64_u64_div_u64(n, keep, TLM_KEEP_ONE)) *
+		      lay.endpoints;
+	a->free_at = max(a->free_at, t2);
+	sim->flags |= TLM_ST_LOST_DELTA;
+}
+
+/* @vec holds the sums of drain periods [@n1, @n2] of probe @dma: stage them */
+static void tlm_gate_lump(struct tlm_sim *sim, bool dma, const u64 *vec,
+			  unsigned int nch, u64 n1, u64 n2)
+{
+	const struct tlm_clock *clk = dma ? &sim->dclk : &sim->pclk;
+	struct tlm_stage *st = sim->stage;
+	struct tlm_qent *e;
+
+	if (ideal) {
+		tlm_land(sim, dma, vec, 0, nch);
+		return;
+	}
+	if (WARN_ON_ONCE(st->n[dma] >= TLM_STAGE))
+		return;
+	e = &st->e[dma][st->n[dma]++];
+	e->k = TLM_LUMP;
+	e->dma = dma;
+	e->t = tlm_cycle_time(clk, n1 * lay.drain);
+	memcpy(st->lump[dma], vec, nch * sizeof(u64));
+	st->lump_t2[dma] = tlm_cycle_time(clk, (n2 + 1) * lay.drain);
+	st->lump_n[dma] = n2 - n1 + 1;
+}
+
+/* What the probes delivered since the last access, in time order */
+static void tlm_adder_feed(struct tlm_sim *sim)
+{
+	struct tlm_stage *st = sim->stage;
+	unsigned int i[2] = { 0, 0 };
+	struct tlm_qent *e;
+	bool d;
+
+	while (i[0] < st->n[0] || i[1] < st->n[1]) {
+		d = i[0] >= st->n[0] ||
+		    (i[1] < st->n[1] && st->e[1][i[1]].t < st->e[0][i[0]].t);
+		e = &st->e[d][i[d]++];
+		if (e->k == TLM_LUMP)
+			tlm_adder_lump(sim, d, e->t);
+		else
+			tlm_arrive(sim, d, e->k, e->v, e->t);
+	}
+	st->n[0] = 0;
+	st->n[1] = 0;
+}
+
 /* Deltas of @n drain periods of probe @dma into @d */
 static void tlm_compute(struct tlm_sim *sim, bool dma, u64 n,
 			struct tlm_delta *d)
@@ -677,7 +943,7 @@ static void tlm_advance_probe(struct tlm_sim *sim, bool dma, u64 now)
 			return;
 		}
 		/* the drain in progress completes, whole periods land at once */
-		tlm_land(sim, dma, dr->ch, dr->done, dr->nch);
+		tlm_gate(sim, dma, dr->ch, dr->done, dr->nch, clk->periods);
 		if (periods - clk->periods > 1) {
 			tlm_compute(sim, dma, periods - clk->periods - 1, &d);
 			if (dma)
@@ -686,7 +952,8 @@ static void tlm_advance_probe(struct tlm_sim *sim, bool dma, u64 now)
 				tlm_vec_pcie(dr->ch, &d);
 			if (sim->overload)
 				memset(&dr->ch[1], 0, (dr->nch - 1) * sizeof(u64));
-			tlm_land(sim, dma, dr->ch, 0, dr->nch);
+			tlm_gate_lump(sim, dma, dr->ch, dr->nch, clk->periods + 1,
+				      periods - 1);
 		}
 		tlm_compute(sim, dma, 1, &d);
 		if (dma)
@@ -705,18 +972,29 @@ static void tlm_advance_probe(struct tlm_sim *sim, bool dma, u64 now)
 	k = slot ? within / slot + 1 : dr->nch;
 	upto = min_t(u64, k, dr->nch);
 	if (upto > dr->done) {
-		tlm_land(sim, dma, dr->ch, dr->done, upto);
+		tlm_gate(sim, dma, dr->ch, dr->done, upto, periods);
 		dr->done = upto;
 	}
+}
+
+/* What probe @dma has begun to drain reaches its FIFO now */
+static void tlm_flush_probe(struct tlm_sim *sim, bool dma, struct tlm_drain *dr)
+{
+	unsigned int k;
+
+	if (ideal)
+		tlm_land(sim, dma, dr->ch, dr->done, dr->nch);
+	else
+		for (k = dr->done; k < dr->nch; k++)
+			tlm_arrive(sim, dma, k, dr->ch[k], sim->adder.now);
+	dr->done = dr->nch;
 }
 
 /* Land what the probes have begun to drain (the time base is restarting) */
 static void tlm_flush(struct tlm_sim *sim)
 {
-	tlm_land(sim, false, sim->pdrain.ch, sim->pdrain.done, sim->pdrain.nch);
-	sim->pdrain.done = sim->pdrain.nch;
-	tlm_land(sim, true, sim->ddrain.ch, sim->ddrain.done, sim->ddrain.nch);
-	sim->ddrain.done = sim->ddrain.nch;
+	tlm_flush_probe(sim, false, &sim->pdrain);
+	tlm_flush_probe(sim, true, &sim->ddrain);
 }
 
 static void tlm_advance(struct tlm_sim *sim, u64 now)
@@ -735,8 +1013,13 @@ static void tlm_advance(struct tlm_sim *sim, u64 now)
 		swap(sim->snap, sim->pending);
 		sim->pending_valid = false;
 	}
+	sim->adder.now = now;
 	tlm_advance_probe(sim, false, now);
 	tlm_advance_probe(sim, true, now);
+	if (!ideal) {
+		tlm_adder_feed(sim);
+		tlm_adder_run(sim, now);
+	}
 }
 
 static unsigned int tlm_scale(unsigned int v, unsigned int ref, unsigned int cap)
@@ -799,8 +1082,60 @@ static void tlm_clear_marks(struct tlm_sim *sim)
  * too); deltas still in the probes land after it. With SNAPSHOT in the same
  * write the clear comes first, so that snapshot reads zeros.
  */
+/*
+ * MI cycles of BUSY after a SNAPSHOT or CLEAR at @now (the contract): one
+ * sweep of 2 x ENTRIES cycles plus 1 to 4 by the phase of the MI clock,
+ * both together a clear sweep and a snapshot sweep plus 2 to 4, and 3 more
+ * when the accumulator is adding a delta as the command arrives.
+ */
+static u64 tlm_busy_cycles(const struct tlm_sim *sim, u32 cmd, u64 now)
+{
+	u64 phase = mul_u64_u32_div(now, mi_mhz, 1000), cyc;
+
+	if ((cmd & TLM_CMD_SNAPSHOT) && (cmd & TLM_CMD_CLEAR))
+		cyc = 4ULL * lay.entries + 2 + phase % 3;
+	else
+		cyc = 2ULL * lay.entries + 1 + phase % 4;
+	if (sim->adder.free_at > now)
+		cyc += TLM_BUSY_ADDER_EXTRA;
+	return cyc;
+}
+
+/* ns of BUSY after command @cmd (SNAPSHOT and/or CLEAR) at @now */
+static u64 tlm_busy_time(const struct tlm_sim *sim, u32 cmd, u64 now)
+{
+	if (sim->busy_is_fixed)
+		return sim->busy_fixed;
+	if (ideal)
+		return cmd & TLM_CMD_SNAPSHOT ? sim->busy_ns : sim->busy_clear_ns;
+	return DIV_ROUND_UP(1000 * tlm_busy_cycles(sim, cmd, now), mi_mhz);
+}
+
+/* Entry @i of the copy under way has been swept into the window by @now */
+static bool tlm_swept(const struct tlm_sim *sim, unsigned int i, u64 now)
+{
+	if (now < sim->sweep_start)
+		return false;
+	return (now - sim->sweep_start) * lay.entries >= (i + 1ULL) * sim->sweep_ns;
+}
+
+/*
+ * CLEAR zeroes the live counters and the snapshot copy (a copy under way
+ * too); deltas still in the probes land after it. With SNAPSHOT in the same
+ * write the clear comes first, so that snapshot reads zeros. While BUSY the
+ * accumulator adds nothing (tlm_adder_start()).
+ */
 static void tlm_command(struct tlm_sim *sim, u32 cmd, u64 now)
 {
+	u64 busy = 0, sweep_at = now;
+	unsigned int i;
+
+	if (cmd & (TLM_CMD_SNAPSHOT | TLM_CMD_CLEAR)) {
+		busy = tlm_busy_time(sim, cmd, now);
+		sim->busy_last = busy;
+		if (now >= sim->busy_until)
+			sim->busy_start = now;
+	}
 	if (cmd & TLM_CMD_ANY_CLEAR)
 		sim->stats.clears++;
 	if (cmd & TLM_CMD_CLEAR) {
@@ -808,7 +1143,10 @@ static void tlm_command(struct tlm_sim *sim, u32 cmd, u64 now)
 		memset(sim->snap, 0, lay.entries * sizeof(u64));
 		memset(sim->pending, 0, lay.entries * sizeof(u64));
 		tlm_clear_marks(sim);
-		sim->busy_until = max(sim->busy_until, now + sim->busy_clear_ns);
+		sim->busy_until = max(sim->busy_until, now + busy);
+		/* the snapshot sweep follows the clear sweep */
+		if (!ideal && !sim->busy_is_fixed)
+			sweep_at = now + DIV_ROUND_UP(2000ULL * lay.entries, mi_mhz);
 	}
 	if (cmd & TLM_CMD_CLEAR_FLAGS)
 		sim->flags = 0;
@@ -816,10 +1154,17 @@ static void tlm_command(struct tlm_sim *sim, u32 cmd, u64 now)
 		tlm_clear_marks(sim);
 	if (cmd & TLM_CMD_SNAPSHOT) {
 		sim->stats.snapshots++;
+		/* a copy under way keeps what it swept so far */
+		if (sim->pending_valid && !ideal)
+			for (i = 0; i < lay.used && tlm_swept(sim, i, now); i++)
+				sim->snap[i] = sim->pending[i];
 		memcpy(sim->pending, sim->live, lay.entries * sizeof(u64));
 		sim->pending_valid = true;
-		sim->busy_until = now + sim->busy_ns;
-		if (!sim->busy_ns) {
+		sim->busy_until = ideal ? now + busy : max(sim->busy_until, now + busy);
+		sim->sweep_start = sweep_at;
+		sim->sweep_ns = sim->busy_is_fixed ? busy :
+			DIV_ROUND_UP(2000ULL * lay.entries, mi_mhz);
+		if (!busy) {
 			swap(sim->snap, sim->pending);
 			sim->pending_valid = false;
 		}
@@ -838,7 +1183,12 @@ static u32 tlm_reg_read(struct tlm_sim *sim, u32 off, u64 now)
 
 		if (i >= lay.used)
 			return 0;
-		v = sim->read_sel ? sim->live[i] : sim->snap[i];
+		if (sim->read_sel)
+			v = sim->live[i];
+		else if (sim->pending_valid && !ideal && tlm_swept(sim, i, now))
+			v = sim->pending[i];	/* torn: this entry is new */
+		else
+			v = sim->snap[i];
 		return off & 4 ? upper_32_bits(v) : lower_32_bits(v);
 	}
 	off &= TLM_REG_ALIAS - 1;
@@ -1562,7 +1912,7 @@ static ssize_t tlm_busy_ns_read(struct file *file, char __user *ubuf,
 	int n;
 
 	raw_spin_lock_irqsave(&sim->lock, irqflags);
-	v = sim->busy_ns;
+	v = sim->busy_is_fixed ? sim->busy_fixed : sim->busy_last;
 	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	n = scnprintf(buf, sizeof(buf), "%llu\n", v);
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
@@ -1575,17 +1925,22 @@ static ssize_t tlm_busy_ns_write(struct file *file, const char __user *ubuf,
 	unsigned long irqflags;
 	char buf[TLM_WBUF];
 	ssize_t ret;
-	u64 v;
+	bool fixed;
+	u64 v = 0;
 
 	ret = tlm_copy_in(ubuf, len, ppos, buf);
 	if (ret < 0)
 		return ret;
-	/* at most 10 s: a snapshot must end within any sane driver timeout */
-	if (kstrtou64(strim(buf), 0, &v) || v > 10 * NSEC_PER_SEC)
+	/*
+	 * "auto": the contract's timing; at most 10 s: a snapshot must end
+	 * within any sane driver timeout
+	 */
+	fixed = strcmp(strim(buf), "auto");
+	if (fixed && (kstrtou64(strim(buf), 0, &v) || v > 10 * NSEC_PER_SEC))
 		return -EINVAL;
 	raw_spin_lock_irqsave(&sim->lock, irqflags);
-	sim->busy_ns = v;
-	sim->busy_clear_ns = v;
+	sim->busy_is_fixed = fixed;
+	sim->busy_fixed = v;
 	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	return len;
 }
@@ -1595,6 +1950,37 @@ static const struct file_operations tlm_busy_ns_fops = {
 	.open = simple_open,
 	.read = tlm_busy_ns_read,
 	.write = tlm_busy_ns_write,
+	.llseek = default_llseek,
+};
+
+/* "queued N dropped N": deltas (of all endpoints) waiting for the adder, dropped */
+static ssize_t tlm_adder_read(struct file *file, char __user *ubuf, size_t len,
+			      loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	unsigned long irqflags;
+	u64 queued, dropped, fifo[2];
+	char buf[128];
+	int n;
+
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
+	tlm_advance(sim, ktime_get_ns());
+	queued = (u64)sim->adder.len * lay.endpoints;
+	dropped = sim->adder.dropped;
+	fifo[0] = sim->adder.dropped_fifo[0];
+	fifo[1] = sim->adder.dropped_fifo[1];
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+	n = scnprintf(buf, sizeof(buf),
+		      "queued %llu dropped %llu pcie %llu dma %llu lumps %llu\n",
+		      queued, dropped, fifo[0], fifo[1],
+		      dropped - fifo[0] - fifo[1]);
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static const struct file_operations tlm_adder_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = tlm_adder_read,
 	.llseek = default_llseek,
 };
 
@@ -2074,6 +2460,9 @@ static int tlm_build_layout(void)
 	      tlm_check(speedup >= 1 && speedup <= 100,
 			"speedup must be 1..100") ?:
 	      tlm_check(mi_mhz >= 1 && mi_mhz <= 1000, "mi_mhz must be 1..1000") ?:
+	      tlm_check(fifo_depth <= TLM_MAX_FIFO, "fifo_depth must be 0..1024") ?:
+	      tlm_check(add_cycles >= 1 && add_cycles <= 64,
+			"add_cycles must be 1..64") ?:
 	      tlm_check(profile && tlm_find_profile(profile),
 			"profile must be idle, seed or busy") ?:
 	      hwtel_sim_check_node("hwtel_sim_pcie", sim_numa_node);
@@ -2112,6 +2501,22 @@ static int tlm_build_layout(void)
 	lay.width = cnt_width;
 	lay.mask = GENMASK_ULL(cnt_width - 1, 0);
 	lay.drain = drain_period;
+	/*
+	 * The contract gives no FIFO depth; one drain of the probe's channels
+	 * is the least that lets a probe hand over a whole drain while the
+	 * accumulator is busy with the other probes, and with it a BUSY
+	 * shorter than a drain period never loses a delta.
+	 */
+	lay.depth[0] = fifo_depth ?: lay.pcie_ch;
+	lay.depth[1] = fifo_depth ?: lay.dma_ch;
+	/*
+	 * Accumulator load: MI cycles of work per drain of every probe over
+	 * the MI cycles of a drain period, as load_num / load_den.
+	 */
+	lay.load_num = (u64)endpoints * add_cycles *
+		       ((u64)lay.pcie_ch * pcie_mhz + (u64)lay.dma_ch * dma_mhz) *
+		       speedup;
+	lay.load_den = (u64)mi_mhz * drain_period;
 	/* the sweep of a probe's channels must end within the drain period */
 	if (!ideal) {
 		lay.slot[0] = drain_slot ?: max(1U, drain_period / (2 * lay.pcie_ch));
@@ -2148,6 +2553,8 @@ static void tlm_destroy(struct tlm_sim *sim)
 	kvfree(sim->snap);
 	kvfree(sim->pending);
 	kvfree(sim->truth);
+	kfree(sim->adder.q);
+	kvfree(sim->stage);
 	free_percpu(sim->pd.io.reads);
 	kfree(sim);
 }
@@ -2169,9 +2576,14 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	sim->snap = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
 	sim->pending = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
 	sim->truth = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
+	sim->adder.cap = lay.depth[0] + lay.depth[1];
+	sim->adder.q = kcalloc(sim->adder.cap, sizeof(*sim->adder.q), GFP_KERNEL);
+	sim->stage = kvzalloc(sizeof(*sim->stage), GFP_KERNEL);
+	sim->adder.cost_ns = DIV_ROUND_UP(1000ULL * lay.endpoints * add_cycles,
+					  mi_mhz);
 	sim->pd.io.reads = alloc_percpu(unsigned long);
 	if (!sim->live || !sim->snap || !sim->pending || !sim->truth ||
-	    !sim->pd.io.reads) {
+	    !sim->adder.q || !sim->stage || !sim->pd.io.reads) {
 		tlm_destroy(sim);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -2219,6 +2631,7 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	debugfs_create_file_unsafe("link_down", 0600, sim->dir, sim,
 				   &tlm_link_down_fops);
 	debugfs_create_file("overload", 0600, sim->dir, sim, &tlm_overload_fops);
+	debugfs_create_file("adder", 0400, sim->dir, sim, &tlm_adder_fops);
 	debugfs_create_file("stats", 0600, sim->dir, sim, &tlm_stats_fops);
 	debugfs_create_file("regs", 0400, sim->dir, sim, &tlm_regs_fops);
 	debugfs_create_file("counters", 0400, sim->dir, sim, &tlm_counters_fops);
