@@ -32,6 +32,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/numa.h>
 #include <linux/platform_device.h>
 #include <linux/seq_file.h>
@@ -101,6 +102,8 @@
 #define TLM_BUSY_ADDER_EXTRA	3
 /* fractions of a lump of deltas the accumulator took, in 2^-24 */
 #define TLM_KEEP_ONE		BIT_ULL(24)
+/* Largest frame of a placed-frame bus profile, in bytes */
+#define TLM_FRAME_MAX		65536
 
 #define TLM_BASE		0x3fff00000000ULL
 #define TLM_STRIDE		0x100000ULL
@@ -244,6 +247,13 @@ static struct tlm_layout lay;
 struct tlm_bus_prof {
 	u64 rate[TLM_PROF_FIELDS];
 	bool full;
+	/*
+	 * Placed frames (frame > 0): back-to-back frames of @frame bytes, the
+	 * first starting in real region @start; frames, items and regions then
+	 * follow from the words. Derived: @fr_n regions per frame.
+	 */
+	u32 frame, start;
+	u32 fr_n;
 };
 
 struct tlm_profile {
@@ -352,6 +362,7 @@ struct tlm_clock {
 /* Remainders of the rate divisions, so long runs stay exact */
 struct tlm_rem {
 	u64 bus[TLM_NBUS][TLM_PROF_FIELDS];
+	u64 wpos[TLM_NBUS];	/* placed frames: words moved, mod fr_n */
 	u64 brake[TLM_REASONS];
 	u64 band[TLM_HISTS][TLM_BANDS - 1];
 };
@@ -423,6 +434,17 @@ struct tlm_pdata {
 	struct tlm_sim *sim;
 };
 
+/* One access of an mmio_seq sequence and its instants (ns from the start) */
+struct tlm_seq_op {
+	char op;		/* 'r', 'w' or 'd' (wait) */
+	u32 off;
+	u64 val;
+	u64 t0, t1;
+};
+
+#define TLM_SEQ_OPS		16
+#define TLM_SEQ_WAIT_MAX	1000000	/* ns, with interrupts off */
+
 struct tlm_stats {
 	u64 reads, writes, snapshots, clears;
 	u64 irqoff_reads;	/* counter window reads made with interrupts off */
@@ -475,6 +497,9 @@ struct tlm_sim {
 
 	struct tlm_stats stats;
 	u32 mmio_off;		/* register selected by the mmio file */
+	struct mutex seq_mutex;	/* the mmio_seq results */
+	struct tlm_seq_op seq[TLM_SEQ_OPS];
+	unsigned int nseq;
 	struct tlm_pdata pd;	/* accessors for the mmio file */
 };
 
@@ -511,6 +536,36 @@ static u64 tlm_frac(u64 rate, u32 den, u64 cyc, u64 *rem)
 	return q * cyc + x;
 }
 
+/* Regions g in [@a, @a + @len) with g = @r mod @n (0 <= @a, @r < @n) */
+static u64 tlm_count_mod(u64 a, u64 len, u32 n, u32 r)
+{
+	return div_u64(a + len + n - 1 - r, n) - div_u64(a + n - 1 - r, n);
+}
+
+/*
+ * Placed frames: @words full words of back-to-back frames of bp->frame
+ * bytes (the first one starting in real region bp->start), from the
+ * stream position in @rem. Adds frames, items and region counts to @d.
+ */
+static void tlm_frames_step(const struct tlm_bus_prof *bp, unsigned int kind,
+			   u64 words, u64 *d, u64 *wpos)
+{
+	u64 nreg = lay.regions[kind], ipr = lay.items[kind];
+	u64 rbytes = ipr * item_bytes, len = words * nreg, a, ends;
+	u32 n = bp->fr_n, s = bp->start % n;
+	u64 last = DIV_ROUND_UP(bp->frame - (n - 1) * rbytes, item_bytes);
+	unsigned int f;
+
+	a = *wpos * nreg % n;
+	d[F_FRAMES] += tlm_count_mod(a, len, n, s);
+	/* a frame ends in the region before the next one starts */
+	ends = tlm_count_mod(a, len, n, (s + n - 1) % n);
+	d[F_ITEMS] += len * ipr - ends * (ipr - last);
+	for (f = F_REGION; f < TLM_PROF_FIELDS; f++)
+		d[f] += words;
+	*wpos = (*wpos + words) % n;
+}
+
 /* Deltas of bus kind @kind over @cyc cycles, with the contract's invariants */
 static void tlm_bus_step(struct tlm_sim *sim, unsigned int kind, u32 den,
 			 u64 cyc, u64 *d, u64 *pad)
@@ -526,10 +581,23 @@ static void tlm_bus_step(struct tlm_sim *sim, unsigned int kind, u32 den,
 	d[F_WORDS] += words;
 	v = tlm_frac(bp->rate[F_STALL], den, cyc, &rem[F_STALL]);
 	d[F_STALL] += min(v, cyc - words);
-	v = tlm_frac(bp->rate[F_FRAMES], den, cyc, &rem[F_FRAMES]);
-	v = min(v, words * nreg);
-	d[F_FRAMES] += v;
-	frames = v;
+	if (bp->frame) {
+		frames = d[F_FRAMES];
+		tlm_frames_step(bp, kind, words, d, &sim->rem.wpos[kind]);
+		frames = d[F_FRAMES] - frames;
+		if (!ideal && preg > nreg) {
+			/* the words that start no frame, as below */
+			v = words - min(frames, words);
+			*pad += v;
+			d[F_ITEMS] += v * lay.items[kind] * (preg - nreg);
+		}
+		v = frames;
+	} else {
+		v = tlm_frac(bp->rate[F_FRAMES], den, cyc, &rem[F_FRAMES]);
+		v = min(v, words * nreg);
+		d[F_FRAMES] += v;
+		frames = v;
+	}
 	if (kind == TLM_UP || kind == TLM_DOWN) {
 		u64 mvb = tlm_frac(bp->rate[F_MVB], den, cyc, &rem[F_MVB]);
 
@@ -540,6 +608,8 @@ static void tlm_bus_step(struct tlm_sim *sim, unsigned int kind, u32 den,
 		v = tlm_frac(bp->rate[F_MVB_STALL], den, cyc, &rem[F_MVB_STALL]);
 		d[F_MVB_STALL] += min(v, cyc);
 	}
+	if (bp->frame)
+		return;
 	if (bp->full) {
 		d[F_ITEMS] += words * lay.items[kind] * nreg;
 	} else {
@@ -917,6 +987,14 @@ static void tlm_compute(struct tlm_sim *sim, bool dma, u64 n,
 	}
 }
 
+static void tlm_vec(bool dma, u64 *vec, const struct tlm_delta *d)
+{
+	if (dma)
+		tlm_vec_dma(vec, d);
+	else
+		tlm_vec_pcie(vec, d);
+}
+
 /*
  * The deltas of drain period n (cycles [(n-1)D, nD)) of probe channel k land
  * at cycle nD + k * slot; the sweep is shorter than a drain period, so at
@@ -946,20 +1024,14 @@ static void tlm_advance_probe(struct tlm_sim *sim, bool dma, u64 now)
 		tlm_gate(sim, dma, dr->ch, dr->done, dr->nch, clk->periods);
 		if (periods - clk->periods > 1) {
 			tlm_compute(sim, dma, periods - clk->periods - 1, &d);
-			if (dma)
-				tlm_vec_dma(dr->ch, &d);
-			else
-				tlm_vec_pcie(dr->ch, &d);
+			tlm_vec(dma, dr->ch, &d);
 			if (sim->overload)
 				memset(&dr->ch[1], 0, (dr->nch - 1) * sizeof(u64));
 			tlm_gate_lump(sim, dma, dr->ch, dr->nch, clk->periods + 1,
 				      periods - 1);
 		}
 		tlm_compute(sim, dma, 1, &d);
-		if (dma)
-			tlm_vec_dma(dr->ch, &d);
-		else
-			tlm_vec_pcie(dr->ch, &d);
+		tlm_vec(dma, dr->ch, &d);
 		if (sim->overload) {
 			memset(&dr->ch[1], 0, (dr->nch - 1) * sizeof(u64));
 			sim->flags |= TLM_ST_LOST_DELTA;
@@ -2102,7 +2174,7 @@ static ssize_t tlm_mmio_write(struct file *file, const char __user *ubuf,
 		return ret;
 	p = strim(buf);
 	tok = strsep(&p, " \t");
-	if (kstrtou32(tok, 0, &off) || off >= TLM_WINDOW || off & 3)
+	if (kstrtou32(tok, 0, &off) || off >= TLM_WINDOW)
 		return -EINVAL;
 	if (p && kstrtou32(skip_spaces(p), 0, &val))
 		return -EINVAL;
@@ -2118,6 +2190,135 @@ static const struct file_operations tlm_mmio_fops = {
 	.read = tlm_mmio_read,
 	.write = tlm_mmio_write,
 	.llseek = default_llseek,
+};
+
+/*
+ * mmio_seq: register accesses back to back, for tests of timing the mmio
+ * file cannot reach (a read a few microseconds after a write). A write
+ * carries up to 16 operations, ';' or newline separated: "r OFF", "w OFF
+ * VAL", "wait NS" (until NS ns after the end of the previous access, at
+ * most 1 ms). They run at once with interrupts off; a read then returns one
+ * line per operation: "r|w OFF VAL T0 T1", the instants before and after
+ * the access in ns from the start of the first one ("wait" lines too).
+ */
+static int tlm_seq_parse(char *buf, struct tlm_seq_op *ops)
+{
+	char *line, *tok[3];
+	unsigned int n = 0, i;
+	u64 v[2];
+
+	while ((line = strsep(&buf, ";\n"))) {
+		line = strim(line);
+		if (!*line)
+			continue;
+		if (n == TLM_SEQ_OPS)
+			return -E2BIG;
+		for (i = 0; i < 3; i++) {
+			tok[i] = strsep(&line, " \t");
+			if (tok[i])
+				line = line ? skip_spaces(line) : NULL;
+		}
+		if (line || !tok[1])
+			return -EINVAL;
+		memset(&ops[n], 0, sizeof(ops[n]));
+		if (kstrtou64(tok[1], 0, &v[0]) ||
+		    (tok[2] && kstrtou64(tok[2], 0, &v[1])))
+			return -EINVAL;
+		if (!strcmp(tok[0], "wait") && !tok[2] &&
+		    v[0] <= TLM_SEQ_WAIT_MAX) {
+			ops[n].op = 'd';
+			ops[n].val = v[0];
+		} else if ((!strcmp(tok[0], "r") && !tok[2]) ||
+			   (!strcmp(tok[0], "w") && tok[2] && v[1] <= U32_MAX)) {
+			if (v[0] >= TLM_WINDOW)
+				return -EINVAL;
+			ops[n].op = tok[0][0];
+			ops[n].off = v[0];
+			ops[n].val = tok[2] ? v[1] : 0;
+		} else {
+			return -EINVAL;
+		}
+		n++;
+	}
+	return n ? n : -EINVAL;
+}
+
+static ssize_t tlm_seq_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	struct tlm_seq_op ops[TLM_SEQ_OPS];
+	char buf[TLM_WBUF];
+	unsigned long irqflags;
+	u64 start, last;
+	unsigned int i;
+	ssize_t ret;
+	int n;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	n = tlm_seq_parse(buf, ops);
+	if (n < 0)
+		return n;
+	mutex_lock(&sim->seq_mutex);
+	local_irq_save(irqflags);
+	start = ktime_get_ns();
+	last = start;
+	for (i = 0; i < n; i++) {
+		ops[i].t0 = ktime_get_ns();
+		if (ops[i].op == 'd') {
+			while (ktime_get_ns() < last + ops[i].val)
+				cpu_relax();
+		} else if (ops[i].op == 'r') {
+			ops[i].val = tlm_io_read(&sim->pd.io, ops[i].off, 4);
+		} else {
+			tlm_io_write(&sim->pd.io, ops[i].off, ops[i].val, 4);
+		}
+		ops[i].t1 = ktime_get_ns();
+		if (ops[i].op != 'd')
+			last = ops[i].t1;
+		ops[i].t0 -= start;
+		ops[i].t1 -= start;
+	}
+	local_irq_restore(irqflags);
+	memcpy(sim->seq, ops, n * sizeof(ops[0]));
+	sim->nseq = n;
+	mutex_unlock(&sim->seq_mutex);
+	return len;
+}
+
+static int tlm_seq_show(struct seq_file *m, void *unused)
+{
+	struct tlm_sim *sim = m->private;
+	struct tlm_seq_op *o;
+	unsigned int i;
+
+	mutex_lock(&sim->seq_mutex);
+	for (i = 0; i < sim->nseq; i++) {
+		o = &sim->seq[i];
+		if (o->op == 'd')
+			seq_printf(m, "wait %llu %llu %llu\n", o->val, o->t0, o->t1);
+		else
+			seq_printf(m, "%c 0x%04x 0x%08llx %llu %llu\n", o->op,
+				   o->off, o->val, o->t0, o->t1);
+	}
+	mutex_unlock(&sim->seq_mutex);
+	return 0;
+}
+
+static int tlm_seq_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tlm_seq_show, inode->i_private);
+}
+
+static const struct file_operations tlm_seq_fops = {
+	.owner = THIS_MODULE,
+	.open = tlm_seq_open,
+	.read = seq_read,
+	.write = tlm_seq_write,
+	.llseek = seq_lseek,
+	.release = single_release,
 };
 
 /* Largest rate of a custom profile (keeps every product in u64) */
@@ -2149,7 +2350,8 @@ static int tlm_traffic_show(struct seq_file *m, void *unused)
 		for (f = 0; f < TLM_PROF_FIELDS; f++)
 			seq_printf(m, " %s=%llu", tlm_field_names[f],
 				   p->bus[b].rate[f]);
-		seq_printf(m, " full=%d\n", p->bus[b].full);
+		seq_printf(m, " full=%d frame=%u start=%u\n", p->bus[b].full,
+			   p->bus[b].frame, p->bus[b].start);
 	}
 	seq_puts(m, "brake");
 	for (k = 0; k < TLM_REASONS; k++)
@@ -2187,6 +2389,15 @@ static int tlm_traffic_key(struct tlm_profile *p, int what, const char *key,
 			if (v > 1)
 				return -EINVAL;
 			bp->full = v;
+			return 0;
+		}
+		if (!strcmp(key, "frame") || !strcmp(key, "start")) {
+			if (v > (key[0] == 'f' ? TLM_FRAME_MAX : 254))
+				return -EINVAL;
+			if (key[0] == 'f')
+				bp->frame = v;
+			else
+				bp->start = v;
 			return 0;
 		}
 		for (i = 0; i < TLM_PROF_FIELDS; i++) {
@@ -2228,6 +2439,13 @@ static int tlm_traffic_key(struct tlm_profile *p, int what, const char *key,
 	return 0;
 }
 
+/* Placed frames of bus kind @kind: regions per frame */
+static void tlm_frame_setup(struct tlm_bus_prof *bp, unsigned int kind)
+{
+	if (bp->frame)
+		bp->fr_n = DIV_ROUND_UP(bp->frame, lay.items[kind] * item_bytes);
+}
+
 /* The rates may not describe more cycles than there are */
 static bool tlm_profile_valid(const struct tlm_profile *p)
 {
@@ -2235,6 +2453,8 @@ static bool tlm_profile_valid(const struct tlm_profile *p)
 	u32 ref;
 
 	for (b = 0; b < TLM_NBUS; b++) {
+		if (p->bus[b].frame && p->bus[b].start >= lay.regions[b])
+			return false;
 		ref = b < TLM_UP ? TLM_REF_PCIE_HZ : TLM_REF_DMA_HZ;
 		if (p->bus[b].rate[F_WORDS] + p->bus[b].rate[F_STALL] > ref ||
 		    p->bus[b].rate[F_MVB_STALL] > ref)
@@ -2293,6 +2513,7 @@ static ssize_t tlm_traffic_write(struct file *file, const char __user *ubuf,
 	struct tlm_profile *np;
 	unsigned long irqflags;
 	char *buf, *p, *line;
+	unsigned int b;
 	ssize_t ret;
 
 	if (*ppos || !len || len > PAGE_SIZE)
@@ -2316,6 +2537,8 @@ static ssize_t tlm_traffic_write(struct file *file, const char __user *ubuf,
 			goto out;
 	if (!tlm_profile_valid(np))
 		goto out;
+	for (b = 0; b < TLM_NBUS; b++)
+		tlm_frame_setup(&np->bus[b], b);
 	strscpy(np->name, "custom", sizeof(np->name));
 	np->active = true;
 
@@ -2571,6 +2794,7 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	if (!sim)
 		return ERR_PTR(-ENOMEM);
 	raw_spin_lock_init(&sim->lock);
+	mutex_init(&sim->seq_mutex);
 	sim->base = TLM_BASE + index * TLM_STRIDE;
 	sim->live = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
 	sim->snap = kvcalloc(lay.entries, sizeof(u64), GFP_KERNEL);
@@ -2637,6 +2861,7 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	debugfs_create_file("counters", 0400, sim->dir, sim, &tlm_counters_fops);
 	debugfs_create_file("truth", 0400, sim->dir, sim, &tlm_truth_fops);
 	debugfs_create_file("mmio", 0600, sim->dir, sim, &tlm_mmio_fops);
+	debugfs_create_file("mmio_seq", 0600, sim->dir, sim, &tlm_seq_fops);
 
 	res.start = sim->base;
 	res.end = sim->base + TLM_WINDOW - 1;

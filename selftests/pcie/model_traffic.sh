@@ -217,7 +217,7 @@ tap_eq "custom RQ and tags lines in one write" ok \
 	"$(m_wr traffic "rq words=200000000 stall=100000000 frames=1000000 items=1000000001 region0=200000000 region1=3; tags band0=1 band1=2 band2=3 now=100 lowest=20")"
 tap_eq "profile is custom" custom "$(cat "$M_DBG/profile")"
 tap_eq "traffic shows the RQ line" \
-	"rq words=200000000 stall=100000000 frames=1000000 mvb_items=0 mvb_stall=0 items=1000000001 region0=200000000 region1=3 region2=0 region3=0 full=0" \
+	"rq words=200000000 stall=100000000 frames=1000000 mvb_items=0 mvb_stall=0 items=1000000001 region0=200000000 region1=3 region2=0 region3=0 full=0 frame=0 start=0" \
 	"$(grep '^rq ' "$M_DBG/traffic")"
 sleep 0.5
 mapfile -t cnt < "$M_DBG/counters"
