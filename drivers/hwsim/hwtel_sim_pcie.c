@@ -1248,8 +1248,7 @@ static u32 tlm_reg_read(struct tlm_sim *sim, u32 off, u64 now)
 	unsigned int ep;
 	u64 v;
 
-	if (off & 3)
-		return 0;
+	off &= ~3U;	/* address bits 1:0 are ignored */
 	if (off >= TLM_CNT_BASE) {
 		unsigned int i = ((off - TLM_CNT_BASE) / 8) & (lay.entries - 1);
 
@@ -1316,6 +1315,7 @@ static u32 tlm_reg_read(struct tlm_sim *sim, u32 off, u64 now)
 
 static void tlm_reg_write(struct tlm_sim *sim, u32 off, u32 val, u64 now)
 {
+	off &= ~3U;	/* address bits 1:0 are ignored */
 	if (off < TLM_CNT_BASE)
 		off &= TLM_REG_ALIAS - 1;
 	if (off == TLM_COMMAND) {
