@@ -102,6 +102,8 @@
 #define TLM_BUSY_ADDER_EXTRA	3
 /* fractions of a lump of deltas the accumulator took, in 2^-24 */
 #define TLM_KEEP_ONE		BIT_ULL(24)
+/* MI cycles from the CLEAR FLAGS write until the flags are clear */
+#define TLM_CLEAR_FLAGS_CYCLES	12
 /* Largest frame of a placed-frame bus profile, in bytes */
 #define TLM_FRAME_MAX		65536
 
@@ -466,6 +468,8 @@ struct tlm_sim {
 	bool pending_valid;
 	bool cmd_fresh;		/* the last MI access was a COMMAND write */
 	bool overload;		/* the accumulator drops every bus delta */
+	bool flags_clearing;	/* CLEAR FLAGS written, not yet effective */
+	u64 flags_clear_at;	/* ... effective at this instant (ns) */
 	u64 busy_until, busy_ns, busy_clear_ns;
 	u64 busy_start;		/* the BUSY that ends at busy_until began here */
 	u64 busy_last;		/* length of the last command's BUSY, ns */
@@ -1069,6 +1073,29 @@ static void tlm_flush(struct tlm_sim *sim)
 	tlm_flush_probe(sim, true, &sim->ddrain);
 }
 
+/* CLEAR FLAGS reaches the flags late: first what happens up to then */
+static void tlm_clear_flags_due(struct tlm_sim *sim, u64 now)
+{
+	if (!sim->flags_clearing || now < sim->flags_clear_at)
+		return;
+	sim->flags_clearing = false;
+	tlm_advance_probe(sim, false, sim->flags_clear_at);
+	tlm_advance_probe(sim, true, sim->flags_clear_at);
+	sim->flags = 0;
+}
+
+/* CLEAR FLAGS written at @now; ideal=1: effective at once */
+static void tlm_clear_flags(struct tlm_sim *sim, u64 now)
+{
+	if (ideal) {
+		sim->flags = 0;
+		return;
+	}
+	sim->flags_clearing = true;
+	sim->flags_clear_at = now + DIV_ROUND_UP(TLM_CLEAR_FLAGS_CYCLES * 1000ULL,
+						 mi_mhz);
+}
+
 static void tlm_advance(struct tlm_sim *sim, u64 now)
 {
 	/*
@@ -1081,6 +1108,7 @@ static void tlm_advance(struct tlm_sim *sim, u64 now)
 
 		tlm_set_profile(sim, sim->sched_p[i], true, sim->sched_t[i]);
 	}
+	tlm_clear_flags_due(sim, now);
 	if (sim->pending_valid && now >= sim->busy_until) {
 		swap(sim->snap, sim->pending);
 		sim->pending_valid = false;
@@ -1221,7 +1249,7 @@ static void tlm_command(struct tlm_sim *sim, u32 cmd, u64 now)
 			sweep_at = now + DIV_ROUND_UP(2000ULL * lay.entries, mi_mhz);
 	}
 	if (cmd & TLM_CMD_CLEAR_FLAGS)
-		sim->flags = 0;
+		tlm_clear_flags(sim, now);
 	if (cmd & TLM_CMD_CLEAR_MARKS)
 		tlm_clear_marks(sim);
 	if (cmd & TLM_CMD_SNAPSHOT) {
@@ -1627,6 +1655,7 @@ static ssize_t tlm_flags_read(struct file *file, char __user *ubuf, size_t len,
 	int n;
 
 	raw_spin_lock_irqsave(&sim->lock, irqflags);
+	tlm_advance(sim, ktime_get_ns());	/* a CLEAR FLAGS due by now */
 	flags = sim->flags;
 	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
 	n = scnprintf(buf, sizeof(buf), "lost_delta=%d readout_overrun=%d\n",
