@@ -35,6 +35,7 @@
 #include <linux/mutex.h>
 #include <linux/numa.h>
 #include <linux/platform_device.h>
+#include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -213,6 +214,9 @@ MODULE_PARM_DESC(fifo_depth, "Deltas one probe FIFO holds (0: that probe's chann
 static unsigned int add_cycles = 3;
 module_param(add_cycles, uint, 0444);
 MODULE_PARM_DESC(add_cycles, "MI cycles the accumulator needs per delta (1..64, default 3)");
+static unsigned int seed;
+module_param(seed, uint, 0444);
+MODULE_PARM_DESC(seed, "Seed of the random drops under overload (0: a random seed at load)");
 static int sim_numa_node = NUMA_NO_NODE;
 module_param_named(numa_node, sim_numa_node, int, 0444);
 MODULE_PARM_DESC(numa_node, "NUMA node of the devices (default -1: none)");
@@ -467,7 +471,8 @@ struct tlm_sim {
 	u64 *truth;		/* every count that landed, never cleared (mod 2^64) */
 	bool pending_valid;
 	bool cmd_fresh;		/* the last MI access was a COMMAND write */
-	bool overload;		/* the accumulator drops every bus delta */
+	bool overload;		/* the accumulator drops bus deltas */
+	u64 rnd;		/* state of the overload drops' generator */
 	bool flags_clearing;	/* CLEAR FLAGS written, not yet effective */
 	u64 flags_clear_at;	/* ... effective at this instant (ns) */
 	u64 busy_until, busy_ns, busy_clear_ns;
@@ -999,12 +1004,53 @@ static void tlm_vec(bool dma, u64 *vec, const struct tlm_delta *d)
 		tlm_vec_pcie(vec, d);
 }
 
+/* xorshift64*: the overload drops, repeatable for a given seed */
+static u32 tlm_random(struct tlm_sim *sim)
+{
+	u64 x = sim->rnd;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	sim->rnd = x;
+	return (x * 0x2545f4914f6cdd1dULL) >> 32;
+}
+
+/*
+ * The accumulator is overloaded: every channel but the cycle counter (0)
+ * loses a random subset of the deltas of @drains drain periods in @ch, each
+ * drain's delta dropped with probability 1/2. A single drain is kept or
+ * dropped whole; for several drains that land together (the model computes
+ * them at once) a random number of them, 0 to @drains, is kept, as a share
+ * of their sum. ideal=1: every delta but the cycles' is dropped.
+ */
+static void tlm_overload_drop(struct tlm_sim *sim, u64 *ch, unsigned int nch,
+			      u64 drains)
+{
+	unsigned int k;
+	u64 kept;
+
+	for (k = 1; k < nch; k++) {
+		if (ideal) {
+			ch[k] = 0;
+		} else if (drains == 1) {
+			if (tlm_random(sim) & 1)
+				ch[k] = 0;
+		} else {
+			kept = ((u64)tlm_random(sim) << 32 | tlm_random(sim)) %
+			       (drains + 1);
+			ch[k] = mul_u64_u64_div_u64(ch[k], kept, drains);
+		}
+	}
+}
+
 /*
  * The deltas of drain period n (cycles [(n-1)D, nD)) of probe channel k land
  * at cycle nD + k * slot; the sweep is shorter than a drain period, so at
  * any instant each channel holds either every drain begun or all but the
- * last one. While the accumulator is overloaded, every bus delta is dropped
- * (and LOST DELTA set); the cycle counter's deltas still land.
+ * last one. While the accumulator is overloaded, a random subset of the
+ * deltas of every channel but the cycle counter is dropped (and LOST DELTA
+ * set); the cycle counter's deltas still land.
  */
 static void tlm_advance_probe(struct tlm_sim *sim, bool dma, u64 now)
 {
@@ -1030,14 +1076,15 @@ static void tlm_advance_probe(struct tlm_sim *sim, bool dma, u64 now)
 			tlm_compute(sim, dma, periods - clk->periods - 1, &d);
 			tlm_vec(dma, dr->ch, &d);
 			if (sim->overload)
-				memset(&dr->ch[1], 0, (dr->nch - 1) * sizeof(u64));
+				tlm_overload_drop(sim, dr->ch, dr->nch,
+						  periods - clk->periods - 1);
 			tlm_gate_lump(sim, dma, dr->ch, dr->nch, clk->periods + 1,
 				      periods - 1);
 		}
 		tlm_compute(sim, dma, 1, &d);
 		tlm_vec(dma, dr->ch, &d);
 		if (sim->overload) {
-			memset(&dr->ch[1], 0, (dr->nch - 1) * sizeof(u64));
+			tlm_overload_drop(sim, dr->ch, dr->nch, 1);
 			sim->flags |= TLM_ST_LOST_DELTA;
 		}
 		dr->done = 0;
@@ -2853,6 +2900,7 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	sim->pd.io.read = tlm_io_read;
 	sim->pd.io.write = tlm_io_write;
 	sim->pd.sim = sim;
+	sim->rnd = (u64)(seed ?: get_random_u32() | 1) << 32 | (index + 1);
 	sim->pclk.mhz = pcie_mhz * speedup;
 	sim->dclk.mhz = dma_mhz * speedup;
 	/* after reset: gauges 0 and the lowest values high until a drain */
