@@ -26,6 +26,7 @@
 #include <linux/bitops.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/gcd.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
@@ -256,10 +257,12 @@ struct tlm_bus_prof {
 	/*
 	 * Placed frames (frame > 0): back-to-back frames of @frame bytes, the
 	 * first starting in real region @start; frames, items and regions then
-	 * follow from the words. Derived: @fr_n regions per frame.
+	 * follow from the words. Derived: @fr_n regions per frame, and the word
+	 * boundaries that end a frame: word j (from 1) ends one when
+	 * j = fr_j0 mod fr_per (fr_j0 == fr_per: never).
 	 */
 	u32 frame, start;
-	u32 fr_n;
+	u32 fr_n, fr_per, fr_j0;
 };
 
 struct tlm_profile {
@@ -554,9 +557,11 @@ static u64 tlm_count_mod(u64 a, u64 len, u32 n, u32 r)
 /*
  * Placed frames: @words full words of back-to-back frames of bp->frame
  * bytes (the first one starting in real region bp->start), from the
- * stream position in @rem. Adds frames, items and region counts to @d.
+ * stream position in @rem. Adds frames, items and region counts to @d and
+ * returns the words in which a frame is still open after the last real
+ * region: the block's padding regions count in each of them.
  */
-static void tlm_frames_step(const struct tlm_bus_prof *bp, unsigned int kind,
+static u64 tlm_frames_step(const struct tlm_bus_prof *bp, unsigned int kind,
 			   u64 words, u64 *d, u64 *wpos)
 {
 	u64 nreg = lay.regions[kind], ipr = lay.items[kind];
@@ -572,7 +577,13 @@ static void tlm_frames_step(const struct tlm_bus_prof *bp, unsigned int kind,
 	d[F_ITEMS] += len * ipr - ends * (ipr - last);
 	for (f = F_REGION; f < TLM_PROF_FIELDS; f++)
 		d[f] += words;
+	/* words whose end is a frame boundary, j = *wpos + 1 .. *wpos + words */
+	if (bp->fr_j0 < bp->fr_per)
+		ends = tlm_count_mod(*wpos + 1, words, bp->fr_per, bp->fr_j0);
+	else
+		ends = 0;
 	*wpos = (*wpos + words) % n;
+	return words - ends;
 }
 
 /* Deltas of bus kind @kind over @cyc cycles, with the contract's invariants */
@@ -592,11 +603,9 @@ static void tlm_bus_step(struct tlm_sim *sim, unsigned int kind, u32 den,
 	d[F_STALL] += min(v, cyc - words);
 	if (bp->frame) {
 		frames = d[F_FRAMES];
-		tlm_frames_step(bp, kind, words, d, &sim->rem.wpos[kind]);
+		v = tlm_frames_step(bp, kind, words, d, &sim->rem.wpos[kind]);
 		frames = d[F_FRAMES] - frames;
 		if (!ideal && preg > nreg) {
-			/* the words that start no frame, as below */
-			v = words - min(frames, words);
 			*pad += v;
 			d[F_ITEMS] += v * lay.items[kind] * (preg - nreg);
 		}
@@ -635,8 +644,10 @@ static void tlm_bus_step(struct tlm_sim *sim, unsigned int kind, u32 den,
 	}
 	/*
 	 * The block: on a bus narrower than its probe, the padding regions
-	 * count in every word of a frame longer than one word. The model
-	 * takes the words that start no frame as such words.
+	 * count in every word in which a frame is still open after the last
+	 * real region. Rates say nothing of where frames lie: the model takes
+	 * the words that start no frame as such words (placed frames, above,
+	 * count them exactly).
 	 */
 	if (!ideal && preg > nreg) {
 		v = words - min(frames, words);
@@ -2515,11 +2526,27 @@ static int tlm_traffic_key(struct tlm_profile *p, int what, const char *key,
 	return 0;
 }
 
-/* Placed frames of bus kind @kind: regions per frame */
+/*
+ * Placed frames of bus kind @kind: regions per frame, and which word ends
+ * (j x regions = start mod regions per frame) close a frame.
+ */
 static void tlm_frame_setup(struct tlm_bus_prof *bp, unsigned int kind)
 {
-	if (bp->frame)
-		bp->fr_n = DIV_ROUND_UP(bp->frame, lay.items[kind] * item_bytes);
+	u32 rbytes = lay.items[kind] * item_bytes, nreg = lay.regions[kind];
+	u32 n, j;
+
+	if (!bp->frame)
+		return;
+	n = DIV_ROUND_UP(bp->frame, rbytes);
+	bp->fr_n = n;
+	bp->fr_per = n / gcd(nreg, n);
+	bp->fr_j0 = bp->fr_per;
+	for (j = 0; j < bp->fr_per; j++) {
+		if ((u64)j * nreg % n == bp->start % n) {
+			bp->fr_j0 = j;
+			break;
+		}
+	}
 }
 
 /* The rates may not describe more cycles than there are */

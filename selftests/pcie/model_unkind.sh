@@ -12,7 +12,11 @@
 #   - under overload the bus counters lose a random subset of their deltas:
 #     with saturating traffic some interval has a region counter moving more
 #     than the words of its bus while the words still move; the cycle
-#     counters stay exact (elapsed time x clock, within one drain).
+#     counters stay exact (elapsed time x clock, within one drain);
+#   - padding regions count in every word in which a frame is still open
+#     after the last real region: on a 2-of-4 bus, back-to-back 64 B frames
+#     starting in region 1 double the region counters and the items;
+#     word-aligned one-word frames leave padding at 0.
 # Timing: instants are taken around each read (EPOCHREALTIME) or inside the
 # model (mmio_seq), and the checks allow for them; waits only let time pass.
 
@@ -157,5 +161,54 @@ tap_check "overload: the words still move (not frozen), in most intervals" \
 tap_eq "overload: cycles = elapsed x 1 MHz within one drain, both probes" \
 	0 $cyc_bad
 echo 0 > "$M_DBG/overload"
+
+# --- padding on straddling frames ------------------------------------------------------
+# RQ: 2 real regions of 32 B in a 4-region probe, 4-byte items. Counters
+# read after the traffic stopped (idle), when every drain has landed.
+pad_run()
+{
+	local line=$1
+
+	m_load regions_rq=2 || return 1
+	[ "$(m_wr traffic "$line")" = ok ] || return 1
+	sleep 0.2
+	echo idle > "$M_DBG/profile"
+	mapfile -t cnt < "$M_DBG/counters"
+	P_W=${cnt[1]#* } P_F=${cnt[3]#* } P_I=${cnt[6]#* }
+	P_R="${cnt[7]#* } ${cnt[8]#* } ${cnt[9]#* } ${cnt[10]#* }"
+}
+RB=32 IB=4 NREAL=2 NPROBE=4
+IPR=$((RB / IB))
+# 64 B frames back to back from region 1: a frame occupies region 1 of one
+# word and region 0 of the next, so one is open after the last real region
+# in every word: each padding region counts every word, with full items.
+if pad_run "rq words=200000000 frame=64 start=1"; then
+	w=$P_W
+	real_items=$((w * NREAL * IPR))
+	tap_diag "64 B from region 1: words $w frames $P_F items $P_I regions $P_R"
+	tap_check "words moved" test "$w" -gt 0
+	tap_eq "64 B frames from region 1: one frame starts per word" "$w" "$P_F"
+	tap_eq "every region, the two padding ones too, counts every word" \
+		"$w $w $w $w" "$P_R"
+	tap_eq "items = $NPROBE / $NREAL x what the real regions carried" \
+		$((real_items * NPROBE / NREAL)) "$P_I"
+else
+	tap_fail "placed frames on RQ (frame=64 start=1)"
+fi
+# word-aligned one-word frames: no frame open after the last real region
+if pad_run "rq words=200000000 frame=64 start=0"; then
+	w=$P_W
+	tap_eq "word-aligned one-word frames: padding regions 0, items exact" \
+		"$w $w $w 0 0 $((w * NREAL * IPR))" "$P_F $P_R $P_I"
+else
+	tap_fail "placed frames on RQ (frame=64 start=0)"
+fi
+tap_check "load regions_rq=2 ideal=1" m_load regions_rq=2 ideal=1
+m_wr traffic "rq words=200000000 frame=64 start=1" >/dev/null
+sleep 0.2
+echo idle > "$M_DBG/profile"
+tap_eq "ideal=1: padding regions stay 0" "0 0" "$(m_cnt 9) $(m_cnt 10)"
+tap_eq "frame placement beyond the bus's real regions rejected" \
+	"Invalid argument" "$(m_wr traffic "rq frame=64 start=2")"
 
 tap_done
