@@ -35,7 +35,7 @@ cleanup()
 }
 trap cleanup EXIT
 
-modprobe hwtel_sim_pcie endpoints=16 regions_up=103 regions_down=103 profile=seed || exit 1
+modprobe hwtel_sim_pcie endpoints=16 regions_up=103 regions_down=103 drain_period=32768 mi_mhz=250 profile=seed || exit 1
 modprobe ndk_pcie_tlm || exit 1
 [ -x "$hw" ] && [ -x "$evt" ] || { echo "build the tools first (make tools)"; exit 1; }
 [ -r "$hold" ] || { echo "no $hold: not the lab flavour of ndk_pcie_tlm?"; exit 1; }

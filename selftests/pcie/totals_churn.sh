@@ -21,7 +21,7 @@ T=$(mktemp -d)
 trap 'touch "$T/stop"; wait; pcie_unload; rm -rf "$T"' EXIT
 
 tap_plan 4
-if ! pcie_load endpoints=16 regions_up=103 regions_down=103 || [ ! -d "$DEV" ]; then
+if ! pcie_load endpoints=16 regions_up=103 regions_down=103 drain_period=32768 mi_mhz=250 || [ ! -d "$DEV" ]; then
 	tap_fail "model and driver load"
 	tap_done
 fi

@@ -21,7 +21,7 @@
 tool_need_modules 6 hwtel_sim_pcie ndk_pcie_tlm
 tap_plan 6
 
-if ! pcie_up endpoints=16 regions_up=103 regions_down=103 profile=seed; then
+if ! pcie_up endpoints=16 regions_up=103 regions_down=103 drain_period=32768 mi_mhz=250 profile=seed; then
 	for i in $(seq 6); do tap_fail "load the largest layout"; done
 	tap_done
 fi
