@@ -4,6 +4,7 @@
 # is tested alone, through its debugfs files (regs, counters, mmio, ...); the
 # ndk_pcie_tlm driver is not loaded, so every register access is the test's.
 #
+#   m_alone              unload it now and at exit; fail if the driver is loaded
 #   m_load PARAMS...     (re)load hwtel_sim_pcie with PARAMS
 #   m_unload             unload it (and hwtel_sim)
 #   M_KO                 path of hwtel_sim_pcie.ko
@@ -21,6 +22,18 @@ M_DBG=/sys/kernel/debug/hwtel-sim/ndk_pcie_tlm_3fff00000000
 # insmod/rmmod by path: modprobe's index lookups over 9p cost ~0.5 s each
 # under TCG, and these tests load the model dozens of times.
 M_KO=$(modinfo -n hwtel_sim_pcie 2>/dev/null)
+
+# m_alone: the model is tested alone: unload it now and at exit, and fail
+# the program if the driver is loaded (it would take the model's accesses)
+m_alone()
+{
+	trap m_unload EXIT
+	m_unload
+	if grep -q '^ndk_pcie_tlm ' /proc/modules; then
+		tap_fail "ndk_pcie_tlm is not loaded (the model is tested alone)"
+		tap_done
+	fi
+}
 
 m_unload()
 {

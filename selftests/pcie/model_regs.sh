@@ -10,15 +10,8 @@
 
 . "$(dirname "$0")/model_lib.sh"
 
-trap m_unload EXIT
-m_unload
-
+m_alone
 EINVAL="Invalid argument"
-
-if grep -q '^ndk_pcie_tlm ' /proc/modules; then
-	tap_fail "ndk_pcie_tlm is not loaded (the model is tested alone)"
-	tap_done
-fi
 
 # --- 1. default topology: the seed example ---------------------------------
 tap_check "load with defaults" m_load

@@ -18,13 +18,8 @@
 
 . "$(dirname "$0")/model_lib.sh"
 
+m_alone
 trap 'kill $(jobs -p) 2>/dev/null; wait; m_unload' EXIT
-m_unload
-
-if grep -q '^ndk_pcie_tlm ' /proc/modules; then
-	tap_fail "ndk_pcie_tlm is not loaded (the model is tested alone)"
-	tap_done
-fi
 
 tap_check "load 2 instances, 4 ep, 2 ports, busy, speedup 100, CNT_WIDTH 40" \
 	m_load instances=2 endpoints=4 dma_ports=2 profile=busy speedup=100 cnt_width=40 \

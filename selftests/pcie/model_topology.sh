@@ -9,15 +9,8 @@
 
 . "$(dirname "$0")/model_lib.sh"
 
-trap m_unload EXIT
-m_unload
-
+m_alone
 EINVAL="Invalid argument"
-
-if grep -q '^ndk_pcie_tlm ' /proc/modules; then
-	tap_fail "ndk_pcie_tlm is not loaded (the model is tested alone)"
-	tap_done
-fi
 
 # --- topologies -------------------------------------------------------------
 tap_check "load 2 ep, 2 ports, 4 regions, 2 instances" \

@@ -23,15 +23,8 @@
 
 . "$(dirname "$0")/model_lib.sh"
 
-trap m_unload EXIT
-m_unload
-
+m_alone
 EINVAL="Invalid argument"
-
-if grep -q '^ndk_pcie_tlm ' /proc/modules; then
-	tap_fail "ndk_pcie_tlm is not loaded (the model is tested alone)"
-	tap_done
-fi
 
 # Seed rates of the default topology by entry: "entry clock rate" with clock
 # p (PCIe, 400 MHz reference) or d (DMA, 200 MHz reference); "rest" = the

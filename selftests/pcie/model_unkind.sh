@@ -22,13 +22,7 @@
 
 . "$(dirname "$0")/model_lib.sh"
 
-trap m_unload EXIT
-m_unload
-
-if grep -q '^ndk_pcie_tlm ' /proc/modules; then
-	tap_fail "ndk_pcie_tlm is not loaded (the model is tested alone)"
-	tap_done
-fi
+m_alone
 
 # --- address bits 1:0 ------------------------------------------------------------
 tap_check "load defaults" m_load
