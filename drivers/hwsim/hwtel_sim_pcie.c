@@ -1131,14 +1131,29 @@ static void tlm_flush(struct tlm_sim *sim)
 	tlm_flush_probe(sim, true, &sim->ddrain);
 }
 
+/*
+ * The probes drain up to @t and the accumulator adds what it can by then:
+ * each call stages at most one drain begun, one lump and one partial drain
+ * per probe, which tlm_adder_feed() takes before the next call.
+ */
+static void tlm_advance_to(struct tlm_sim *sim, u64 t)
+{
+	sim->adder.now = t;
+	tlm_advance_probe(sim, false, t);
+	tlm_advance_probe(sim, true, t);
+	if (!ideal) {
+		tlm_adder_feed(sim);
+		tlm_adder_run(sim, t);
+	}
+}
+
 /* CLEAR FLAGS reaches the flags late: first what happens up to then */
 static void tlm_clear_flags_due(struct tlm_sim *sim, u64 now)
 {
 	if (!sim->flags_clearing || now < sim->flags_clear_at)
 		return;
 	sim->flags_clearing = false;
-	tlm_advance_probe(sim, false, sim->flags_clear_at);
-	tlm_advance_probe(sim, true, sim->flags_clear_at);
+	tlm_advance_to(sim, sim->flags_clear_at);
 	sim->flags = 0;
 }
 
@@ -1171,13 +1186,7 @@ static void tlm_advance(struct tlm_sim *sim, u64 now)
 		swap(sim->snap, sim->pending);
 		sim->pending_valid = false;
 	}
-	sim->adder.now = now;
-	tlm_advance_probe(sim, false, now);
-	tlm_advance_probe(sim, true, now);
-	if (!ideal) {
-		tlm_adder_feed(sim);
-		tlm_adder_run(sim, now);
-	}
+	tlm_advance_to(sim, now);
 }
 
 static unsigned int tlm_scale(unsigned int v, unsigned int ref, unsigned int cap)
