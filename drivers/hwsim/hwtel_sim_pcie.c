@@ -392,6 +392,7 @@ struct tlm_delta {
  */
 struct tlm_drain {
 	u64 ch[TLM_MAX_CH];
+	u64 head[TLM_MAX_CH];	/* each channel's window 0 of the profile */
 	unsigned int done, nch;
 };
 
@@ -478,6 +479,7 @@ struct tlm_sim {
 	u64 rnd;		/* state of the overload drops' generator */
 	bool flags_clearing;	/* CLEAR FLAGS written, not yet effective */
 	u64 flags_clear_at;	/* ... effective at this instant (ns) */
+	u64 vec[TLM_MAX_CH];	/* scratch channel vector */
 	u64 busy_until, busy_ns, busy_clear_ns;
 	u64 busy_start;		/* the BUSY that ends at busy_until began here */
 	u64 busy_last;		/* length of the last command's BUSY, ns */
@@ -991,20 +993,27 @@ static void tlm_adder_feed(struct tlm_sim *sim)
 	st->n[1] = 0;
 }
 
-/* Deltas of @n drain periods of probe @dma into @d */
-static void tlm_compute(struct tlm_sim *sim, bool dma, u64 n,
-			struct tlm_delta *d)
+/* Add the deltas of the next @cyc cycles of probe @dma to @d */
+static void tlm_compute_cycles(struct tlm_sim *sim, bool dma, u64 cyc,
+			       struct tlm_delta *d)
 {
-	u64 cyc, c;
+	u64 c;
 
-	memset(d, 0, sizeof(*d));
-	for (cyc = n * lay.drain; cyc; cyc -= c) {
+	for (; cyc; cyc -= c) {
 		c = min(cyc, TLM_CHUNK_CYCLES);
 		if (dma)
 			tlm_dma_step(sim, c, d);
 		else
 			tlm_pcie_step(sim, c, d);
 	}
+}
+
+/* Deltas of @n drain periods of probe @dma into @d */
+static void tlm_compute(struct tlm_sim *sim, bool dma, u64 n,
+			struct tlm_delta *d)
+{
+	memset(d, 0, sizeof(*d));
+	tlm_compute_cycles(sim, dma, n * lay.drain, d);
 }
 
 static void tlm_vec(bool dma, u64 *vec, const struct tlm_delta *d)
@@ -1056,12 +1065,18 @@ static void tlm_overload_drop(struct tlm_sim *sim, u64 *ch, unsigned int nch,
 }
 
 /*
- * The deltas of drain period n (cycles [(n-1)D, nD)) of probe channel k land
- * at cycle nD + k * slot; the sweep is shorter than a drain period, so at
- * any instant each channel holds either every drain begun or all but the
- * last one. While the accumulator is overloaded, a random subset of the
- * deltas of every channel but the cycle counter is dropped (and LOST DELTA
- * set); the cycle counter's deltas still land.
+ * The deltas of drain period n of probe channel k land at cycle nD + k * slot;
+ * the sweep is shorter than a drain period, so at any instant each channel
+ * holds either every drain begun or all but the last one. Each channel's
+ * window ends at its own slot: drain n of channel k counts cycles
+ * [(n-1)D + k * slot, nD + k * slot). The rates are constant within a
+ * profile, so the model computes the common period [(n-1)D, nD) for every
+ * channel and adds the channel's window 0, [0, k * slot), once, when the
+ * profile starts (tlm_start_windows()); it lands in period 0 at the
+ * channel's slot, with what the channel still had to count of the profile
+ * before (tlm_carry()). While the accumulator is overloaded, a random subset
+ * of the deltas of every channel but the cycle counter is dropped (and LOST
+ * DELTA set); the cycle counter's deltas still land.
  */
 static void tlm_advance_probe(struct tlm_sim *sim, bool dma, u64 now)
 {
@@ -1101,7 +1116,7 @@ static void tlm_advance_probe(struct tlm_sim *sim, bool dma, u64 now)
 		dr->done = 0;
 		clk->periods = periods;
 	}
-	if (!periods || !sim->prof.active)
+	if (!sim->prof.active)
 		return;
 	k = slot ? within / slot + 1 : dr->nch;
 	upto = min_t(u64, k, dr->nch);
@@ -1111,24 +1126,74 @@ static void tlm_advance_probe(struct tlm_sim *sim, bool dma, u64 now)
 	}
 }
 
-/* What probe @dma has begun to drain reaches its FIFO now */
-static void tlm_flush_probe(struct tlm_sim *sim, bool dma, struct tlm_drain *dr)
+/*
+ * The profile of probe @dma ends at @now: its time base restarts.
+ * ideal=1: the drain begun lands, the part of a drain period since is not
+ * counted. Otherwise each channel keeps in dr->ch what it has counted since
+ * the end of its last landed window: the drain it has not landed yet, and
+ * the part of the drain period since its start, less the channel's window 0
+ * (which landed ahead). That lands in the next profile's window 0 (period
+ * 0, at the channel's slot) or, when the next profile is inactive (the
+ * model's clocks stop, nothing would drain it), at once, bypassing the
+ * accumulator: every counter then holds the count of the same instant.
+ */
+static void tlm_carry(struct tlm_sim *sim, bool dma, u64 now, bool to_active)
 {
+	struct tlm_clock *clk = dma ? &sim->dclk : &sim->pclk;
+	struct tlm_drain *dr = dma ? &sim->ddrain : &sim->pdrain;
+	struct tlm_delta d = { };
 	unsigned int k;
+	u64 within, v;
 
-	if (ideal)
+	if (ideal) {
 		tlm_land(sim, dma, dr->ch, dr->done, dr->nch);
-	else
-		for (k = dr->done; k < dr->nch; k++)
-			tlm_arrive(sim, dma, k, dr->ch[k], sim->adder.now);
-	dr->done = dr->nch;
+		dr->done = dr->nch;
+		return;
+	}
+	for (k = 0; k < dr->done; k++)
+		dr->ch[k] = 0;
+	if (sim->prof.active) {
+		within = tlm_clock_cycles(clk, now) & (lay.drain - 1);
+		tlm_compute_cycles(sim, dma, within, &d);
+		tlm_vec(dma, sim->vec, &d);
+		if (sim->overload && within) {
+			tlm_overload_drop(sim, sim->vec, dr->nch, 1);
+			sim->flags |= TLM_ST_LOST_DELTA;
+		}
+		for (k = 0; k < dr->nch; k++) {
+			/* rounding of the two computations apart, never below */
+			v = dr->ch[k] + sim->vec[k];
+			dr->ch[k] = v - min(v, dr->head[k]);
+		}
+	}
+	memset(dr->head, 0, sizeof(dr->head));
+	dr->done = 0;
+	if (!to_active) {
+		tlm_land(sim, dma, dr->ch, 0, dr->nch);
+		dr->done = dr->nch;
+	}
 }
 
-/* Land what the probes have begun to drain (the time base is restarting) */
-static void tlm_flush(struct tlm_sim *sim)
+/*
+ * A profile starts: channel k's window 0 is its first k * slot cycles,
+ * computed with the new rates from a fresh start; it lands in period 0
+ * with what tlm_carry() kept.
+ */
+static void tlm_start_windows(struct tlm_sim *sim, bool dma)
 {
-	tlm_flush_probe(sim, false, &sim->pdrain);
-	tlm_flush_probe(sim, true, &sim->ddrain);
+	struct tlm_drain *dr = dma ? &sim->ddrain : &sim->pdrain;
+	unsigned int slot = lay.slot[dma], k;
+	struct tlm_delta d = { };
+
+	if (ideal || !slot)
+		return;
+	for (k = 0; k < dr->nch; k++) {
+		if (k)
+			tlm_compute_cycles(sim, dma, slot, &d);
+		tlm_vec(dma, sim->vec, &d);
+		dr->head[k] = sim->vec[k];
+		dr->ch[k] += dr->head[k];
+	}
 }
 
 /*
@@ -1204,7 +1269,8 @@ static void tlm_set_profile(struct tlm_sim *sim, const struct tlm_profile *p,
 	unsigned int ep;
 
 	tlm_advance(sim, now);
-	tlm_flush(sim);
+	tlm_carry(sim, false, now, p->active);
+	tlm_carry(sim, true, now, p->active);
 	sim->prof = *p;
 	if (builtin) {
 		sim->prof.tags_now = tlm_scale(p->tags_now, TLM_REF_TAGS, tag_capacity);
@@ -1221,6 +1287,9 @@ static void tlm_set_profile(struct tlm_sim *sim, const struct tlm_profile *p,
 	sim->dclk.periods = 0;
 	if (!sim->prof.active)
 		return;
+	tlm_start_windows(sim, false);
+	tlm_start_windows(sim, true);
+	memset(&sim->rem, 0, sizeof(sim->rem));
 	/* the gauge registers follow at the next drain */
 	for (ep = 0; ep < lay.endpoints; ep++) {
 		sim->in_tags[ep] = sim->prof.tags_now;

@@ -11,8 +11,9 @@
 #     (narrow regions), with every endpoint and port getting the same traffic;
 #     padding regions count inside multi-word frames (faithful default), so
 #     the items and frames bounds use the probe's regions. Read after the
-#     traffic stopped (profile idle), when every drain has landed: the
-#     model's ground truth, exact;
+#     traffic stopped (profile idle): every channel's count up to that
+#     instant has landed (the model's windows are staggered, so that is not
+#     a drain boundary), the model's ground truth, exact;
 #   - "idle" freezes everything; "busy" with CNT_WIDTH 33 and speedup wraps
 #     the item counters several times a second; a custom profile written to
 #     the traffic file is exact too, and malformed lines get EINVAL.
@@ -123,7 +124,6 @@ for ep in 0 1; do
 	b0=$((ep * M_CPE))
 	C=$(v "$b0")
 	D=$(v $((b0 + M_PCH)))
-	[ $((C % 1024)) -eq 0 ] && [ $((D % 1024)) -eq 0 ] || fail "ep$ep: cycles $C $D"
 	# buses: RQ RC (PCIe probe), UP0 DOWN0 UP1 DOWN1 (DMA probe)
 	for bus in 0 1 2 3 4 5; do
 		if [ $bus -lt 2 ]; then

@@ -16,7 +16,9 @@
 #   - padding regions count in every word in which a frame is still open
 #     after the last real region: on a 2-of-4 bus, back-to-back 64 B frames
 #     starting in region 1 double the region counters and the items;
-#     word-aligned one-word frames leave padding at 0.
+#     word-aligned one-word frames leave padding at 0;
+#   - delta windows are staggered: after a rate change two channels of the
+#     same rate differ by a part of a drain, not by whole drains.
 # Timing: instants are taken around each read (EPOCHREALTIME) or inside the
 # model (mmio_seq), and the checks allow for them; waits only let time pass.
 
@@ -204,5 +206,45 @@ echo idle > "$M_DBG/profile"
 tap_eq "ideal=1: padding regions stay 0" "0 0" "$(m_cnt 9) $(m_cnt 10)"
 tap_eq "frame placement beyond the bus's real regions rejected" \
 	"Invalid argument" "$(m_wr traffic "rq frame=64 start=2")"
+
+# --- staggered delta windows ------------------------------------------------------------
+# seed then busy at 1 MHz (a 4096-cycle drain is 4.1 ms). RQ words (channel
+# 1) and RQ region 0 (channel 7) have the same rate in both profiles (seed:
+# 359600000, busy: 380000000 per 400 MHz, every region = words). After the
+# change their counts differ by part of a drain, never by whole drains.
+tap_check "load profile=seed pcie_mhz=1" m_load profile=seed pcie_mhz=1
+echo "+30000000 busy" > "$M_DBG/profile_at"
+# (reading profile_at brings the model up to date: the change is lazy)
+for i in $(seq 1 300); do
+	grep -q ' busy done$' "$M_DBG/profile_at" && break
+	sleep 0.01
+done
+tap_eq "the rate change happened" busy "$(cat "$M_DBG/profile")"
+c0=$(m_cnt 0)
+for i in $(seq 1 300); do
+	[ "$(m_cnt 0)" -ge $((c0 + 3 * 4096)) ] && break
+	sleep 0.01
+done
+mapfile -t cnt < "$M_DBG/counters"
+diff=$((${cnt[7]#* } - ${cnt[1]#* }))
+tap_diag "three drains after the change: region 0 - words = $diff"
+# one drain of busy words: 380000000 x 4096 / 400000000 = 3891.2
+mult=0
+for m in -1 0 1; do
+	x=$((5 * diff - m * 19456))
+	[ ${x#-} -le 5 ] && mult=1
+done
+tap_eq "same-rate channels differ by a non-zero part of a drain, not whole drains" \
+	0 $mult
+tap_check "... and by less than one drain's delta (3891.2)" test ${diff#-} -lt 3892
+# Seed and busy give both channels the same rate, so what the seed counted
+# lands in both alike; they differ by the busy words of the 6 slots between
+# their window ends. Default slot: the sweep spans half a drain period.
+m_layout 1 1 4 4 2 2
+slot=$((4096 / (2 * M_PCH)))
+want=$((6 * slot * 95 / 100))
+tap_diag "slot $slot cycles: 0.95 x 6 x $slot = $want"
+tap_check "region 0 - words = the busy words of 6 slots (within 2)" \
+	test $((diff - want)) -ge -2 -a $((diff - want)) -le 2
 
 tap_done
