@@ -24,6 +24,20 @@
  *
  * Locking: pci_lock_rescan_remove() (held by the PCI core around removal,
  * taken first by attach) -> ndk_tlm_pci_lock -> the PMU's own locks.
+ *
+ * nfb's own extension point, nfb_driver_register()/nfb_driver_unregister()
+ * with attach and detach callbacks per card, is not used (read in ndk-sw
+ * v6.30.3; Documentation/admin-guide/perf/ndk-pcie-telemetry.rst has the
+ * details). Its struct nfb_driver_ops is passed by value, is declared only
+ * in nfb's private header, and changed size in v6.23.0, so no declaration
+ * of it fits every nfb. The callbacks hand over a struct nfb_device * whose
+ * PCI function and FDT are reachable only through its private members (the
+ * FDT pointer's offset changed in v6.22.0, v6.22.4 and v6.28.6); nfb
+ * exports no accessor, and the helpers its own drivers use to find and map
+ * a component are not exported. Its detach runs in the PCI remove of the
+ * card, after the bus notifier above has already ended the instance, so it
+ * would add only the automatic attach, which hwtel nfb attach run by udev
+ * already gives.
  */
 
 #define pr_fmt(fmt) "ndk_pcie_tlm: " fmt
