@@ -76,8 +76,34 @@ static bool locked_down(void)
 	return ret;
 }
 
+/*
+ * ENODEV: no such function, or one whose driver is not nfb (nor another
+ * that the module parameter pci_drivers names); sysfs tells which
+ */
+static const char *attach_nodev(const char *pci)
+{
+	static char why[256];
+	char path[128], link[256];
+	const char *drv;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", pci);
+	if (access(path, F_OK))
+		return "no such PCI function";
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", pci);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return "the function has no driver: ATTACH takes only functions nfb has bound (load nfb; module parameter pci_drivers of ndk_pcie_tlm names others)";
+	link[n] = '\0';
+	drv = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	snprintf(why, sizeof(why),
+		 "the function is bound to %.64s, not nfb: ATTACH takes only functions nfb has bound (module parameter pci_drivers of ndk_pcie_tlm names others)",
+		 drv);
+	return why;
+}
+
 /* why the driver refused an ATTACH (include/uapi/linux/ndk_pcie_tlm.h) */
-static const char *attach_why(int err)
+static const char *attach_why(int err, const char *pci)
 {
 	switch (-err) {
 	case EPERM:
@@ -85,7 +111,7 @@ static const char *attach_why(int err)
 			return "the kernel is locked down (/sys/kernel/security/lockdown), which forbids mapping a PCI BAR";
 		return "attaching needs CAP_SYS_ADMIN";
 	case ENODEV:
-		return "no such PCI function";
+		return attach_nodev(pci);
 	case ENXIO:
 		return "the function has no memory BAR of that index";
 	case ERANGE:
@@ -262,7 +288,7 @@ int hwtel_nfb_main(int argc, char **argv)
 			if (ret) {
 				fprintf(stderr, "hwtel nfb: error: attach %s (%s BAR%u 0x%llx+0x%llx): %s\n",
 					nd->path, pci, nd->bar, (unsigned long long)nd->offset,
-					(unsigned long long)nd->size, attach_why(ret));
+					(unsigned long long)nd->size, attach_why(ret, pci));
 				status = ret == -EPERM ? HWTEL_EXIT_PERM :
 					 ret == -ENOENT ? HWTEL_EXIT_NOPMU : HWTEL_EXIT_FAIL;
 				continue;

@@ -22,8 +22,13 @@
  * notifier on the PCI bus before the driver's remove runs, so no register
  * is read after the function's driver let it go.
  *
+ * Only a function bound to nfb is accepted (module parameter pci_drivers
+ * names others), checked under the function's device lock, which the
+ * driver core holds around an unbind and its notifier.
+ *
  * Locking: pci_lock_rescan_remove() (held by the PCI core around removal,
- * taken first by attach) -> ndk_tlm_pci_lock -> the PMU's own locks.
+ * taken first by attach) -> the function's device lock -> ndk_tlm_pci_lock
+ * -> the PMU's own locks.
  *
  * nfb's own extension point, nfb_driver_register()/nfb_driver_unregister()
  * with attach and detach callbacks per card, is not used (read in ndk-sw
@@ -46,6 +51,7 @@
 #include <linux/io.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
@@ -72,6 +78,37 @@ struct ndk_tlm_pci {
 static LIST_HEAD(ndk_tlm_pci_list);
 static DEFINE_MUTEX(ndk_tlm_pci_lock);
 static bool ndk_tlm_pci_closing;
+
+/*
+ * Only functions that nfb has bound: nfb's own ID table says which devices
+ * are NDK cards (several vendors), and its being bound says the card is in
+ * use as one. Other drivers can be named at load, deliberately.
+ */
+static char *pci_drivers = "nfb";
+module_param(pci_drivers, charp, 0444);
+MODULE_PARM_DESC(pci_drivers,
+		 "PCI drivers whose functions ATTACH accepts, comma-separated (default nfb)");
+
+/* @pdev's driver is one of pci_drivers; called under its device lock */
+static bool ndk_tlm_pci_driver_ok(struct pci_dev *pdev)
+{
+	const char *drv, *s = pci_drivers;
+	size_t n;
+
+	device_lock_assert(&pdev->dev);
+	if (!pdev->dev.driver)
+		return false;
+	drv = pdev->dev.driver->name;
+	n = strlen(drv);
+	while (s) {
+		if (!strncmp(s, drv, n) && (s[n] == ',' || !s[n]))
+			return true;
+		s = strchr(s, ',');
+		if (s)
+			s++;
+	}
+	return false;
+}
 
 static void ndk_tlm_pci_end(struct ndk_tlm_pci *p)
 {
@@ -134,16 +171,27 @@ int ndk_tlm_pci_attach(const char *addr, u32 bar, u64 offset, u64 size,
 	}
 
 	pci_lock_rescan_remove();
+	pdev = pci_get_domain_bus_and_slot(domain, busnr, PCI_DEVFN(slot, fn));
+	if (!pdev) {
+		pci_unlock_rescan_remove();
+		NL_SET_ERR_MSG_MOD(extack, "no such PCI function");
+		return -ENODEV;
+	}
+	/*
+	 * The device lock keeps the driver bound until the instance is on the
+	 * list: an unbind that follows finds it there from its notifier, which
+	 * runs under the same lock.
+	 */
+	device_lock(&pdev->dev);
 	mutex_lock(&ndk_tlm_pci_lock);
 	if (ndk_tlm_pci_closing) {
 		ret = -ENODEV;
-		goto unlock;
+		goto put;
 	}
-	pdev = pci_get_domain_bus_and_slot(domain, busnr, PCI_DEVFN(slot, fn));
-	if (!pdev) {
-		NL_SET_ERR_MSG_MOD(extack, "no such PCI function");
+	if (!ndk_tlm_pci_driver_ok(pdev)) {
+		NL_SET_ERR_MSG_MOD(extack, "the PCI function is not bound to nfb");
 		ret = -ENODEV;
-		goto unlock;
+		goto put;
 	}
 	pci_read_config_word(pdev, PCI_COMMAND, &cmd);
 	if (!(cmd & PCI_COMMAND_MEMORY)) {
@@ -218,6 +266,7 @@ int ndk_tlm_pci_attach(const char *addr, u32 bar, u64 offset, u64 size,
 	}
 	list_add_tail(&p->node, &ndk_tlm_pci_list);
 	mutex_unlock(&ndk_tlm_pci_lock);
+	device_unlock(&pdev->dev);
 	pci_unlock_rescan_remove();
 	return 0;
 
@@ -228,9 +277,9 @@ rpm:
 free:
 	kfree(p);
 put:
-	pci_dev_put(pdev);
-unlock:
 	mutex_unlock(&ndk_tlm_pci_lock);
+	device_unlock(&pdev->dev);
+	pci_dev_put(pdev);
 	pci_unlock_rescan_remove();
 	return ret;
 }

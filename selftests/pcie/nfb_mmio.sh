@@ -7,6 +7,9 @@
 # through readl() by perf stat and 'hwtel pcie -t 0', exactly. The refusals
 # of ATTACH (errno through the tool's message and exit status), detach,
 # removal of the PCI function while attached and with an event open.
+# ATTACH takes only functions bound to nfb: the lab has no nfb, so the
+# function is handed to pci-stub and the driver loaded with
+# pci_drivers=nfb,pci-stub, after a check that the default refuses it.
 #
 # The image is passive memory: STATUS reads what was planted (0: never
 # BUSY), so SNAPSHOT completes at once and the window shows exactly the
@@ -23,13 +26,14 @@ cleanup()
 {
 	[ -n "$PCI" ] && [ ! -e "/sys/bus/pci/devices/$PCI" ] && echo 1 > /sys/bus/pci/rescan
 	modprobe -r ndk_pcie_tlm 2>/dev/null
+	[ -n "$PCI" ] && pcie_bind "$PCI" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
 
-tap_plan 17
+tap_plan 18
 if [ -z "$PCI" ] || ! command -v dtc > /dev/null; then
-	for i in $(seq 17); do
+	for i in $(seq 18); do
 		tap_skip "no ivshmem-plain device (scripts/vmrun --ivshmem) or no dtc"
 	done
 	tap_done
@@ -162,8 +166,22 @@ dtc -I dts -O dtb -o "$T/card.dtb" "$T/card.dts" 2> "$T/dtc.err" ||
 	tap_diag "$(cat "$T/dtc.err")"
 chmod 755 "$T"
 chmod 644 "$T/card.dtb"
-modprobe ndk_pcie_tlm
 F=(--fdt "$T/card.dtb" --pci "$PCI")
+# only functions nfb has bound: none bound, then pci-stub bound (default
+# pci_drivers); pci-stub is built in on the debug kernel, a module elsewhere
+modprobe ndk_pcie_tlm
+modprobe pci-stub
+pcie_bind "$PCI"
+out1=$("$HW" nfb attach "${F[@]}" -i 0 2>&1)
+rc1=$?
+pcie_bind "$PCI" pci-stub
+out2=$("$HW" nfb attach "${F[@]}" -i 0 2>&1)
+rc2=$?
+tap_diag "$out2"
+tap_eq "not bound to nfb (none, then pci-stub): ENODEV, exit 1, named; no instance" \
+	"1 1 1 1 0" "$rc1 $(grep -c 'the function has no driver: ATTACH takes only functions nfb has bound' <<< "$out1") $rc2 $(grep -c 'the function is bound to pci-stub, not nfb' <<< "$out2") $(ls /sys/bus/event_source/devices | grep -c "^$NAME$")"
+modprobe -r ndk_pcie_tlm
+modprobe ndk_pcie_tlm pci_drivers=nfb,pci-stub
 # the function's runtime PM usage count: an attached window holds it awake
 PMU_USAGE=/sys/bus/pci/devices/$PCI/power/runtime_usage
 usage0=$(cat "$PMU_USAGE" 2>/dev/null)
@@ -277,6 +295,7 @@ perf stat -a -x, -o "$T/rm.csv" -e "$NAME/pcie_cycles,ep=0/" -- \
 rc=$?
 gone=$(ls /sys/bus/pci/devices | grep -c "^$PCI$")
 echo 1 > /sys/bus/pci/rescan
+pcie_bind "$PCI" pci-stub
 # Since 6.15 the removal revokes the event and the PMU goes at once. Before
 # it, the removed device's PMU stays registered, frozen, until an attach or
 # probe finds no perf event of the module left (the core may use a PMU after
@@ -290,19 +309,14 @@ tap_eq "removal of the function with an event open, then its close: PMU listed $
 tap_eq "after a rescan the function attaches again" \
 	"0 $NAME: attached $PCI BAR2 0x20000+0x10000" "$? $(cat "$T/re.out")"
 # the function's driver goes: the instance ends before its remove runs
-if modprobe pci-stub 2>/dev/null; then
-	echo pci-stub > "/sys/bus/pci/devices/$PCI/driver_override"
-	echo "$PCI" > /sys/bus/pci/drivers_probe
-	"$HW" nfb attach "${F[@]}" -i 0 > /dev/null 2>&1
-	echo "$PCI" > /sys/bus/pci/drivers/pci-stub/unbind
-	echo > "/sys/bus/pci/devices/$PCI/driver_override"
-	tap_eq "unbinding the function's driver detaches it" "0 1" \
-		"$(ls /sys/bus/event_source/devices | grep -c "^$NAME$") $(dmesg | grep -c "$NAME: detached, the PCI function loses its driver")"
-	"$HW" nfb attach "${F[@]}" -i 0 > /dev/null 2>&1
-else
-	tap_skip "no pci-stub module"
-fi
+mark=$(dmesg_mark)
+echo "$PCI" > /sys/bus/pci/drivers/pci-stub/unbind
+tap_eq "unbinding the function's driver detaches it" "0 1" \
+	"$(ls /sys/bus/event_source/devices | grep -c "^$NAME$") $(dmesg_since "$mark" | grep -c "$NAME: detached, the PCI function loses its driver")"
+pcie_bind "$PCI" pci-stub
+"$HW" nfb attach "${F[@]}" -i 0 > "$T/re2.out" 2>&1
+tap_diag "$(cat "$T/re2.out")"
 modprobe -r ndk_pcie_tlm
-tap_eq "module unload ends the attached instance" 0 \
-	"$(ls /sys/bus/event_source/devices | grep -c "^ndk_pcie_tlm_")"
+tap_eq "module unload ends the attached instance" "1 0" \
+	"$(grep -c "^$NAME: attached" "$T/re2.out") $(ls /sys/bus/event_source/devices | grep -c "^ndk_pcie_tlm_")"
 tap_done

@@ -8,6 +8,7 @@
 #   pcie_count OUT N    value of the N-th (1-based) counter line of OUT
 #   pcie_ivshmem        PCI address of the lab's ivshmem-plain function
 #                       (scripts/vmrun --ivshmem), empty if there is none
+#   pcie_bind PCI [DRV] bind function PCI to driver DRV only (none: unbind)
 
 . "$(dirname "$0")/../lib.sh"
 tap_require_lab
@@ -34,6 +35,15 @@ pcie_ivshmem()
 			return 0
 		fi
 	done
+}
+
+pcie_bind()
+{
+	local d=/sys/bus/pci/devices/$1
+
+	[ -e "$d/driver" ] && echo "$1" > "$d/driver/unbind"
+	echo "${2:-}" > "$d/driver_override"
+	[ -z "${2:-}" ] || echo "$1" > /sys/bus/pci/drivers_probe
 }
 
 pcie_unload()

@@ -63,7 +63,8 @@
  *	"ndk_pcie_tlm_0000_03_00_0_bar0_20000"); reply: DEV_NAME. Errors:
  *	-EINVAL malformed PCI_ADDR, a missing attribute, WIN_OFFSET or
  *	WIN_SIZE not a multiple of 4, WIN_SIZE below 0x100; -ENODEV no such
- *	PCI function; -ENXIO BAR index above 5 or no memory BAR there;
+ *	PCI function, or one not bound to nfb (or to another driver the
+ *	module parameter pci_drivers names); -ENXIO BAR index above 5 or no memory BAR there;
  *	-ERANGE window ends past the BAR; -EIO memory decoding of the function
  *	off; -EEXIST overlaps a window already attached; -EPROTO no usable
  *	block (MAGIC, VERSION or layout, the kernel log says which);
