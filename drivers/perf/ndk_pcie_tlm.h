@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include <hwtel/io.h>
 
@@ -153,6 +154,7 @@ struct ndk_tlm {
 	struct ndk_tlm_pcpu __percpu *pcpu;
 
 	struct hrtimer poller;
+	struct work_struct fold_work;	/* the poller's wrap fold */
 	u64 poll_ns;		/* wrap poll period */
 	u64 tick_ns;		/* flag check period while someone listens */
 	ktime_t next_poll;	/* on the grid start + k * poll_ns */

@@ -374,9 +374,11 @@ static int ndk_tlm_fold_snapshot(struct ndk_tlm *tlm, u64 *snap_ns, u32 *gen)
  * gone (-ENODEV) or the block is wedged (-ETIMEDOUT).
  * @vals, when given, gets acc - base of every entry, each as of its fold;
  * @snap_ns the time of this SNAPSHOT.
- * Callers: the control plane and the poller only. They read without the
- * lock; removal takes the instance off the control plane's list and
- * cancels the poller before the window is unmapped.
+ * Callers: the control plane and the poller's work only, in process
+ * context: a whole window is up to 8160 register reads, about 8 ms at a
+ * real card's read latency, so it yields between chunks. They read without
+ * the lock; removal takes the instance off the control plane's list and
+ * cancels the poller and its work before the window is unmapped.
  */
 static int ndk_tlm_fold_all(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns)
 {
@@ -411,6 +413,7 @@ static int ndk_tlm_fold_all(struct ndk_tlm *tlm, u64 *vals, u64 *snap_ns)
 		ndk_tlm_unlock_irqrestore(tlm, flags);
 		if (ret)
 			return ret;
+		cond_resched();
 	}
 	return 0;
 }
@@ -927,6 +930,19 @@ static int ndk_tlm_event_init(struct perf_event *event)
 /* ------------------------------------------------------------------ */
 /* poller: keeps every entry within one wrap, reports new STATUS flags */
 
+/*
+ * The wrap fold reads the whole window: not in the timer's softirq, where
+ * it would keep other softirqs and the CPU's tasks waiting for up to 8 ms
+ * on a real card, but in a work item. The poll period is half the time the
+ * fastest counter needs to wrap, so the work may start that late.
+ */
+static void ndk_tlm_fold_work(struct work_struct *work)
+{
+	struct ndk_tlm *tlm = container_of(work, struct ndk_tlm, fold_work);
+
+	ndk_tlm_fold_all(tlm, NULL, NULL);
+}
+
 /* the first point of the grid @next + k * @period after @now */
 static ktime_t ndk_tlm_grid_next(ktime_t next, ktime_t now, u64 period)
 {
@@ -954,7 +970,7 @@ static enum hrtimer_restart ndk_tlm_poll(struct hrtimer *t)
 	bool listening = ndk_tlm_nl_listening();
 
 	if (!ktime_before(now, tlm->next_poll)) {
-		ndk_tlm_fold_all(tlm, NULL, NULL);
+		queue_work(system_unbound_wq, &tlm->fold_work);
 		tlm->next_poll = ndk_tlm_grid_next(tlm->next_poll, now,
 						   tlm->poll_ns);
 	}
@@ -1462,6 +1478,8 @@ void ndk_tlm_destroy(struct ndk_tlm *tlm)
 	ndk_tlm_lab_del(tlm);
 	ndk_tlm_nl_del(tlm);
 	hrtimer_cancel(&tlm->poller);
+	/* the timer queued it: it cannot be queued again */
+	cancel_work_sync(&tlm->fold_work);
 	cpuhp_state_remove_instance_nocalls(ndk_tlm_hp_state, &tlm->node);
 	ndk_tlm_lock_irq(tlm);
 	WRITE_ONCE(tlm->dead, true);
@@ -1582,6 +1600,7 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 	 */
 	hrtimer_setup(&tlm->poller, ndk_tlm_poll, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_ABS_SOFT);
+	INIT_WORK(&tlm->fold_work, ndk_tlm_fold_work);
 
 	tlm->pmu = (struct pmu) {
 		.module		= THIS_MODULE,

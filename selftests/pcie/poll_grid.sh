@@ -15,12 +15,15 @@
 #    10 %. The median ignores the odd late callback of a loaded host; a
 #    schedule that drifts by the callback's latency skips grid points and
 #    shows a median of a multiple of the flag tick instead.
+#  - Those SNAPSHOTs, and the whole-window reads after them, run in process
+#    context (a work item the timer queues), never in the timer's softirq:
+#    the context column of the same trace (h, s or H: interrupt context).
 
 . "$(dirname "$0")/pcie_lib.sh"
 
 trap 'pcie_unload; [ -n "${TI:-}" ] && rmdir "$TI" 2>/dev/null' EXIT
 
-tap_plan 5
+tap_plan 6
 
 TR=/sys/kernel/tracing
 [ -d $TR/instances ] || TR=/sys/kernel/debug/tracing
@@ -45,7 +48,8 @@ else
 fi
 
 # median interval between the poller's SNAPSHOTs (function trace of
-# ndk_tlm_snapshot, the only caller on an idle model with no event), in ms
+# ndk_tlm_snapshot, the only caller on an idle model with no event), in ms,
+# the number of intervals, and the SNAPSHOTs taken in interrupt context
 median_poll_ms()
 {
 	local ti=$TR/instances/pcie_poll_grid
@@ -55,15 +59,19 @@ median_poll_ms()
 	echo function > "$ti/current_tracer"
 	sleep 3
 	echo 0 > "$ti/tracing_on"
+	irq=$(awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/ &&
+		substr($(i - 1), 3, 1) ~ /[hsH]/) n++ } END { print n + 0 }' "$ti/trace")
 	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
 		t = substr($i, 1, length($i) - 1) * 1000;
 		if (n++) print t - last; last = t } }' "$ti/trace" |
-		sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%d %d\n", v[int((NR + 1) / 2)], NR }'
+		sort -n | awk -v irq="$irq" '{ v[NR] = $1 } END { if (NR) printf "%d %d %d\n", v[int((NR + 1) / 2)], NR, irq }'
 	echo nop > "$ti/current_tracer"
 	echo > "$ti/set_ftrace_filter"
 	rmdir "$ti"
 }
 
+nirq=0
+nsnap=0
 for pf in 100:100 150:100 100:40 200:200; do
 	p=${pf%:*}
 	f=${pf#*:}
@@ -72,11 +80,15 @@ for pf in 100:100 150:100 100:40 200:200; do
 		tap_fail "$desc (load)"
 		continue
 	fi
-	read -r m n <<< "$(median_poll_ms)"
+	read -r m n irq <<< "$(median_poll_ms)"
+	nirq=$((nirq + ${irq:-0}))
+	nsnap=$((nsnap + ${n:-0} + 1))
 	if [ -n "$m" ] && [ "$m" -ge $((p - p / 10)) ] && [ "$m" -le $((p + p / 10)) ]; then
 		tap_ok "$desc: $m ms over $n intervals"
 	else
 		tap_fail "$desc: ${m:-?} ms over ${n:-?} intervals"
 	fi
 done
+tap_eq "the poller's SNAPSHOTs ($nsnap) ran in process context, none in interrupt context" \
+	0 "$nirq"
 tap_done
