@@ -64,17 +64,6 @@ bool ndk_tlm_nl_listening(void)
 				  NDK_TLM_MCGRP_FLAGS_IDX);
 }
 
-static int ndk_tlm_put_flags(struct sk_buff *skb, u32 fl)
-{
-	if (nla_put_u32(skb, NDK_PCIE_TLM_A_FLAGS, fl) ||
-	    nla_put_u8(skb, NDK_PCIE_TLM_A_LOST_DELTA,
-		       !!(fl & NDK_PCIE_TLM_FLAG_LOST_DELTA)) ||
-	    nla_put_u8(skb, NDK_PCIE_TLM_A_READOUT_OVERRUN,
-		       !!(fl & NDK_PCIE_TLM_FLAG_READOUT_OVERRUN)))
-		return -EMSGSIZE;
-	return 0;
-}
-
 void ndk_tlm_nl_notify(struct ndk_tlm *tlm, u32 flags, u32 new_flags)
 {
 	struct sk_buff *skb;
@@ -88,7 +77,7 @@ void ndk_tlm_nl_notify(struct ndk_tlm *tlm, u32 flags, u32 new_flags)
 	if (!hdr)
 		goto err;
 	if (nla_put_string(skb, NDK_PCIE_TLM_A_DEV_NAME, tlm->name) ||
-	    ndk_tlm_put_flags(skb, flags) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_A_FLAGS, flags) ||
 	    nla_put_u32(skb, NDK_PCIE_TLM_A_NEW_FLAGS, new_flags))
 		goto err;
 	genlmsg_end(skb, hdr);
@@ -196,7 +185,7 @@ static int ndk_tlm_fill_dev(struct sk_buff *skb, struct ndk_tlm *tlm)
 	     nla_put_u64_64bit(skb, NDK_PCIE_TLM_A_WIN_SIZE, tlm->win.size,
 			       NDK_PCIE_TLM_A_PAD)))
 		return -EMSGSIZE;
-	return ndk_tlm_put_flags(skb, ndk_tlm_read_flags(tlm));
+	return nla_put_u32(skb, NDK_PCIE_TLM_A_FLAGS, ndk_tlm_read_flags(tlm));
 }
 
 /* ---- EP_GET ---- */
@@ -238,7 +227,7 @@ static int ndk_tlm_fill_eps(struct sk_buff *skb, struct ndk_tlm *tlm, int ep)
 	u32 i;
 
 	if (nla_put_string(skb, NDK_PCIE_TLM_A_DEV_NAME, tlm->name) ||
-	    ndk_tlm_put_flags(skb, ndk_tlm_read_flags(tlm)))
+	    nla_put_u32(skb, NDK_PCIE_TLM_A_FLAGS, ndk_tlm_read_flags(tlm)))
 		return -EMSGSIZE;
 	nest = nla_nest_start(skb, NDK_PCIE_TLM_A_EPS);
 	if (!nest)
@@ -260,7 +249,7 @@ static int ndk_tlm_fill_eps(struct sk_buff *skb, struct ndk_tlm *tlm, int ep)
 static size_t ndk_tlm_totals_size(struct ndk_tlm *tlm)
 {
 	return nla_total_size(NDK_PCIE_TLM_DEV_NAME_MAX) +
-	       4 * nla_total_size(sizeof(u32)) + 2 * nla_total_size(1) +
+	       4 * nla_total_size(sizeof(u32)) +
 	       nla_total_size_64bit(sizeof(u64)) + nla_total_size(0) +
 	       tlm->lay.entries_used * nla_total_size_64bit(sizeof(u64));
 }
@@ -278,7 +267,7 @@ static int ndk_tlm_put_totals(struct sk_buff *skb, struct ndk_tlm *tlm,
 	u32 i = *next;
 
 	if (nla_put_string(skb, NDK_PCIE_TLM_A_DEV_NAME, tlm->name) ||
-	    ndk_tlm_put_flags(skb, fl) ||
+	    nla_put_u32(skb, NDK_PCIE_TLM_A_FLAGS, fl) ||
 	    nla_put_u64_64bit(skb, NDK_PCIE_TLM_A_TIMESTAMP_NS, ts,
 			      NDK_PCIE_TLM_A_PAD) ||
 	    nla_put_u32(skb, NDK_PCIE_TLM_A_ENTRIES_USED,

@@ -153,8 +153,6 @@ static const struct nla_policy dev_policy[NDK_PCIE_TLM_A_MAX + 1] = {
 	[NDK_PCIE_TLM_A_DRAIN_PERIOD]	= P_U32,
 	[NDK_PCIE_TLM_A_ENTRIES_USED]	= P_U32,
 	[NDK_PCIE_TLM_A_FLAGS]		= P_U32,
-	[NDK_PCIE_TLM_A_LOST_DELTA]	= P_U8,
-	[NDK_PCIE_TLM_A_READOUT_OVERRUN] = P_U8,
 	[NDK_PCIE_TLM_A_NEW_FLAGS]	= P_U32,
 	[NDK_PCIE_TLM_A_EP]		= P_U32,
 	[NDK_PCIE_TLM_A_EPS]		= { .type = NLA_NESTED },
@@ -376,10 +374,8 @@ static void parse_flags(struct nlattr **tb, struct hwtel_pcie_status *st)
 {
 	uint32_t fl = get_u32(tb[NDK_PCIE_TLM_A_FLAGS], 0);
 
-	st->lost_deltas = (fl & NDK_PCIE_TLM_FLAG_LOST_DELTA) ||
-			  get_u8(tb[NDK_PCIE_TLM_A_LOST_DELTA]);
-	st->readout_overrun = (fl & NDK_PCIE_TLM_FLAG_READOUT_OVERRUN) ||
-			      get_u8(tb[NDK_PCIE_TLM_A_READOUT_OVERRUN]);
+	st->lost_deltas = !!(fl & NDK_PCIE_TLM_FLAG_LOST_DELTA);
+	st->readout_overrun = !!(fl & NDK_PCIE_TLM_FLAG_READOUT_OVERRUN);
 }
 
 static int parse_ep(struct nlattr **tb, void *arg)

@@ -43,9 +43,9 @@
  *	the whole layout of the instance (DEV_NAME, BASE, PMU_TYPE, CPU,
  *	VERSION_*, layout attributes, FLAGS, POLL_NS)
  * @NDK_PCIE_TLM_CMD_EP_GET: do (DEV_NAME, optional EP) or dump; reply:
- *	DEV_NAME, FLAGS, LOST_DELTA, READOUT_OVERRUN and EPS, an indexed
- *	array (attribute type = endpoint number) of nests of
- *	enum ndk_pcie_tlm_ep_attrs; with EP only that endpoint is present
+ *	DEV_NAME, FLAGS and EPS, an indexed array (attribute type =
+ *	endpoint number) of nests of enum ndk_pcie_tlm_ep_attrs; with EP only
+ *	that endpoint is present
  * @NDK_PCIE_TLM_CMD_TOTALS_GET: do (DEV_NAME) or dump; reply: DEV_NAME,
  *	FLAGS, TIMESTAMP_NS, ENTRIES_USED, CNT_WIDTH and TOTALS: every used
  *	counter entry since the last clear, 64-bit extended, all from one
@@ -54,8 +54,10 @@
  *	CAP_SYS_ADMIN (else -EPERM). Running perf events keep exact counts.
  * @NDK_PCIE_TLM_CMD_FLAGS_NTF: notification on the "flags" multicast group
  *	when LOST DELTA or READ-OUT OVERRUN becomes set: DEV_NAME, FLAGS (all
- *	set now), NEW_FLAGS (those that became set), LOST_DELTA,
- *	READOUT_OVERRUN
+ *	set now), NEW_FLAGS (those that became set). One per flag bit that
+ *	goes from clear to set, as the driver's flag check sees it (every
+ *	flags_poll_ms while the group has a listener); a flag that stays set
+ *	is not notified again until a CLEAR of the flags
  * @NDK_PCIE_TLM_CMD_ATTACH: do (PCI_ADDR, BAR, WIN_OFFSET, WIN_SIZE); needs
  *	CAP_SYS_ADMIN (else -EPERM). Maps that window of the BAR (without
  *	requesting the region) and registers a PMU on it, named
@@ -148,9 +150,10 @@ enum ndk_pcie_tlm_clear {
  * @NDK_PCIE_TLM_A_DRAIN_PERIOD: u32, DRAIN_PERIOD in cycles
  * @NDK_PCIE_TLM_A_ENTRIES_USED: u32, entries that exist
  *	(endpoints x counters per endpoint); TOTALS has exactly these
- * @NDK_PCIE_TLM_A_FLAGS: u32, enum ndk_pcie_tlm_flags set in STATUS now
- * @NDK_PCIE_TLM_A_LOST_DELTA: u8, 1 if LOST DELTA is set
- * @NDK_PCIE_TLM_A_READOUT_OVERRUN: u8, 1 if READ-OUT OVERRUN is set
+ * @NDK_PCIE_TLM_A_FLAGS: u32, enum ndk_pcie_tlm_flags set in STATUS now;
+ *	the only attribute that carries them (types 38 and 39, u8 copies of
+ *	its two bits before 1.0, are retired: never sent, refused in requests,
+ *	never reused)
  * @NDK_PCIE_TLM_A_NEW_FLAGS: u32, flags that became set (FLAGS_NTF)
  * @NDK_PCIE_TLM_A_EP: u32, endpoint number (EP_GET request filter)
  * @NDK_PCIE_TLM_A_EPS: nest, indexed array of endpoint nests
@@ -206,9 +209,8 @@ enum ndk_pcie_tlm_attrs {
 	NDK_PCIE_TLM_A_DRAIN_PERIOD,
 	NDK_PCIE_TLM_A_ENTRIES_USED,
 	NDK_PCIE_TLM_A_FLAGS,
-	NDK_PCIE_TLM_A_LOST_DELTA,
-	NDK_PCIE_TLM_A_READOUT_OVERRUN,
-	NDK_PCIE_TLM_A_NEW_FLAGS,
+	/* 38, 39: retired (see NDK_PCIE_TLM_A_FLAGS) */
+	NDK_PCIE_TLM_A_NEW_FLAGS = 40,
 	NDK_PCIE_TLM_A_EP,
 	NDK_PCIE_TLM_A_EPS,
 	NDK_PCIE_TLM_A_TOTALS,
