@@ -1072,9 +1072,25 @@ static ssize_t identifier_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(identifier);
 
+/*
+ * The STATUS flags (enum ndk_pcie_tlm_flags), what the control plane's
+ * FLAGS says, for a recorder that reads them with every sample: one
+ * register read, no netlink request. Root only (the control plane needs
+ * CAP_PERFMON).
+ */
+static ssize_t flags_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	struct ndk_tlm *tlm = to_tlm(dev_get_drvdata(dev));
+
+	return sysfs_emit(buf, "0x%x\n", ndk_tlm_read_flags(tlm));
+}
+static DEVICE_ATTR_ADMIN_RO(flags);
+
 static struct attribute *ndk_tlm_attrs[] = {
 	&dev_attr_cpumask.attr,
 	&dev_attr_identifier.attr,
+	&dev_attr_flags.attr,
 	NULL,
 };
 

@@ -14,6 +14,7 @@
 #include <netlink/msg.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -925,9 +926,10 @@ TEST_F(nl, flags_said_once)
 	const uint64_t dev_get = A(DEV_NAME) | A(BASE) | A(PMU_TYPE) | A(CPU) |
 		(A(ENTRIES_USED) * 2 - A(VERSION_MAJOR)) | A(FLAGS) | A(POLL_NS);
 	struct nl_sock *mc = nl_socket_alloc();
+	char ext[256], buf[32];
 	struct nl_msg *m;
+	struct stat stb;
 	struct reply r;
-	char ext[256];
 	int grp, t;
 
 	/* the retired types 38, 39 are refused in a request */
@@ -967,6 +969,14 @@ TEST_F(nl, flags_said_once)
 	EXPECT_EQ(3U, u32a(r.tb[0], NDK_PCIE_TLM_A_FLAGS));
 	EXPECT_EQ(dev_get, attr_set(r.msg[0]));
 	reply_free(&r);
+
+	/* the sysfs flags file says what FLAGS says, to root only */
+	ASSERT_EQ(0, stat(PCIE_SYS PCIE_PMU "/flags", &stb));
+	EXPECT_EQ(0400U, stb.st_mode & 07777);
+	ASSERT_EQ(0, pcie_read_file(PCIE_SYS PCIE_PMU "/flags", buf, sizeof(buf)));
+	EXPECT_STREQ("0x3\n", buf);
+	ASSERT_EQ(0, pcie_read_file(PCIE_SYS PCIE_PMU1 "/flags", buf, sizeof(buf)));
+	EXPECT_STREQ("0x0\n", buf);
 
 	ASSERT_EQ(0, nl_xfer(self->sk, nl_req(self->fam, NDK_PCIE_TLM_CMD_TOTALS_GET, 0,
 					      PCIE_PMU), &r));
@@ -1018,6 +1028,8 @@ TEST_F(nl, flags_notify_once_per_set)
 		/* the model's CLEAR FLAGS lands a few MI cycles late: let it */
 		ASSERT_EQ(0, pcie_read_file(PCIE_DBG PCIE_PMU "/flags", buf, sizeof(buf)));
 		ASSERT_STREQ("lost_delta=0 readout_overrun=0\n", buf);
+		ASSERT_EQ(0, pcie_read_file(PCIE_SYS PCIE_PMU "/flags", buf, sizeof(buf)));
+		ASSERT_STREQ("0x0\n", buf);
 	}
 	extra += wait_ntf(mc, &r, 400);
 	reply_free(&r);
