@@ -439,10 +439,13 @@ static int open_source(struct recorder *r, unsigned int i, const char *spec, boo
 		snprintf(s->set, sizeof(s->set), "pcie");
 		/*
 		 * The control plane gives the STATUS flags of each sample's
-		 * interval (pcie.untrusted); without CAP_PERFMON or without the
-		 * family the counters are recorded alone and the track is NaN.
+		 * interval (pcie.untrusted), read with every sample from the
+		 * PMU's sysfs "flags" (root) or else by EP_GET; without
+		 * CAP_PERFMON or without the family the counters are recorded
+		 * alone and the track is NaN.
 		 */
-		ret = hwtel_pcie_open(eq ? eq + 1 : NULL, 0, HWTEL_OPEN_STATE_OPTIONAL, &s->pcie);
+		ret = hwtel_pcie_open(eq ? eq + 1 : NULL, 0,
+				      HWTEL_OPEN_STATE_OPTIONAL | HWTEL_OPEN_FLAGS_ONLY, &s->pcie);
 		if (ret)
 			ret = hwtel_pcie_open(eq ? eq + 1 : NULL, 0, HWTEL_OPEN_NO_NETLINK,
 					      &s->pcie);

@@ -246,6 +246,14 @@ struct hwtel_pcie;
  * ask again on this handle. Totals and clearing still fail with -EACCES.
  */
 #define HWTEL_OPEN_STATE_OPTIONAL	(1u << 2)
+/*
+ * Only the STATUS flags are wanted with each hwtel_pcie_read() (a
+ * recorder): where the PMU's sysfs "flags" can be read (root, a driver
+ * that has it) they come from there, one pread() and no netlink request,
+ * and state_valid then says the flags are known while the endpoint state
+ * and gauges stay zero; otherwise EP_GET serves as without this flag.
+ */
+#define HWTEL_OPEN_FLAGS_ONLY		(1u << 3)
 int hwtel_pcie_open(const char *device, unsigned int index, unsigned int flags,
 		    struct hwtel_pcie **out);
 void hwtel_pcie_close(struct hwtel_pcie *h);

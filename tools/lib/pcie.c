@@ -4,10 +4,15 @@
  * perf group per endpoint for the counters, the control plane for state,
  * flags, totals and clearing.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <linux/ndk_pcie_tlm.h>
 
 #include "internal.h"
 
@@ -41,6 +46,7 @@ struct hwtel_pcie {
 	bool snap_base_set;
 	bool vanished;
 	bool state_denied;	/* EP_GET refused (HWTEL_OPEN_STATE_OPTIONAL) */
+	int flags_fd;		/* the PMU's sysfs "flags" (HWTEL_OPEN_FLAGS_ONLY) or -1 */
 	struct hwtel_pcie_data *tmpl;	/* layout-initialised template */
 };
 
@@ -211,6 +217,8 @@ void hwtel_pcie_close(struct hwtel_pcie *h)
 		free(h->eps[e].vals);
 	}
 	hwtel_nl_close(h->nl);
+	if (h->flags_fd >= 0)
+		close(h->flags_fd);
 	free(h->tmpl);
 	free(h);
 }
@@ -234,6 +242,7 @@ int hwtel_pcie_open(const char *device, unsigned int index, unsigned int flags,
 	if (!h)
 		return -ENOMEM;
 	h->flags = flags;
+	h->flags_fd = -1;
 	ret = hwtel_pmu_load(name, &h->pmu);
 	if (!ret)
 		ret = read_caps(h);
@@ -296,6 +305,13 @@ int hwtel_pcie_open(const char *device, unsigned int index, unsigned int flags,
 		if (ret < 0)
 			goto fail;
 	}
+	if (h->nl && (flags & HWTEL_OPEN_FLAGS_ONLY)) {
+		char path[PATH_MAX];
+
+		/* root only; without it (or on an older driver) EP_GET serves */
+		snprintf(path, sizeof(path), "%s/flags", h->pmu.path);
+		h->flags_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	*out = h;
 	return 0;
 fail:
@@ -320,12 +336,45 @@ bool hwtel_pcie_vanished(struct hwtel_pcie *h)
 	return h->vanished;
 }
 
+/*
+ * HWTEL_OPEN_FLAGS_ONLY: the STATUS flags from the PMU's sysfs "flags"
+ * (hex, the control plane's FLAGS bits): one pread(), no netlink request.
+ */
+static int read_flags_file(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
+{
+	char buf[32], *end;
+	unsigned long v;
+	ssize_t n;
+
+	n = pread(h->flags_fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0) {
+		int e = errno;
+
+		if (e == ENODEV || e == ENOENT) {
+			h->vanished = true;
+			return hwtel_err(-ENODEV, "PCIe telemetry %s vanished", h->pmu.name);
+		}
+		return hwtel_err(-e, "reading %s/flags: %s", h->pmu.path, strerror(e));
+	}
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoul(buf, &end, 16);
+	if (errno || end == buf || *end != '\n')
+		return hwtel_err(-EIO, "%s/flags: unexpected \"%s\"", h->pmu.path, buf);
+	out->status.lost_deltas = !!(v & NDK_PCIE_TLM_FLAG_LOST_DELTA);
+	out->status.readout_overrun = !!(v & NDK_PCIE_TLM_FLAG_READOUT_OVERRUN);
+	out->state_valid = true;
+	return 0;
+}
+
 static int read_state(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 {
 	int ret;
 
 	if (!h->nl || h->state_denied)
 		return 0;
+	if (h->flags_fd >= 0)
+		return read_flags_file(h, out);
 	ret = hwtel_nl_ep_get(h->nl, h->pmu.name, out);
 	if (ret == -ENODEV || ret == -ENOENT) {
 		h->vanished = true;
