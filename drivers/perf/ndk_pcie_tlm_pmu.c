@@ -1076,14 +1076,24 @@ static DEVICE_ATTR_RO(identifier);
  * The STATUS flags (enum ndk_pcie_tlm_flags), what the control plane's
  * FLAGS says, for a recorder that reads them with every sample: one
  * register read, no netlink request. Root only (the control plane needs
- * CAP_PERFMON).
+ * CAP_PERFMON). A PMU whose device has gone can stay registered until its
+ * last event is closed (before 6.15): no read then, nor of a device that
+ * answers all ones.
  */
 static ssize_t flags_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
 {
 	struct ndk_tlm *tlm = to_tlm(dev_get_drvdata(dev));
+	unsigned long irqflags;
+	u32 st = U32_MAX;
 
-	return sysfs_emit(buf, "0x%x\n", ndk_tlm_read_flags(tlm));
+	ndk_tlm_lock_irqsave(tlm, irqflags);
+	if (!tlm->dead)
+		st = hwtel_readl(&tlm->io, NDK_TLM_STATUS);
+	ndk_tlm_unlock_irqrestore(tlm, irqflags);
+	if (st == U32_MAX)
+		return -ENODEV;
+	return sysfs_emit(buf, "0x%x\n", (u32)((st & NDK_TLM_ST_FLAGS) >> 1));
 }
 static DEVICE_ATTR_ADMIN_RO(flags);
 
