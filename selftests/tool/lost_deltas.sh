@@ -121,12 +121,7 @@ pcie_up profile=seed || { tap_fail "reload model (seed)"; tap_done; }
 	--trigger 'pcie.untrusted > 0' -t 120 2> "$T/r.err" &
 pid=$!
 # asleep in clock_nanosleep (230 on x86-64, 115 on arm64): sampling began
-nr=230
-[ "$(uname -m)" = aarch64 ] && nr=115
-for i in $(seq 600); do
-	[ "$(cut -d' ' -f1 /proc/$pid/syscall 2>/dev/null)" = $nr ] && break
-	sleep 0.1
-done
+tool_wait_syscall $pid 230 115
 sh -c "$SET"
 wait $pid
 rc=$?

@@ -185,12 +185,7 @@ pcie_up profile=idle || { tap_fail "reload model (idle)"; tap_done; }
 pid=$!
 # blocked in ppoll (271 on x86-64, 73 on arm64), the tool's sleep: the
 # interval has begun
-nr=271
-[ "$(uname -m)" = aarch64 ] && nr=73
-for i in $(seq 300); do
-	[ "$(cut -d' ' -f1 /proc/$pid/syscall 2>/dev/null)" = $nr ] && break
-	sleep 0.1
-done
+tool_wait_syscall $pid 271 73
 echo "words,ep=0,bus=0 1000" > "$PCIE_DBG/inject"
 kill -INT $pid
 wait $pid

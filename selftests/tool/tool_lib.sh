@@ -9,6 +9,7 @@
 #   ddr_up VARIANT                  load hwtel_sim_ddr + marvell_cn10k_ddr_pmu
 #   ddr_down                        unload both
 #   tool_py "desc" SCRIPT ARGS...   run a python3 check, tap_ok/tap_fail
+#   tool_wait_syscall PID X86 ARM64 until PID is blocked in that syscall
 
 . "$(dirname "$0")/../lib.sh"
 tap_require_lab
@@ -139,6 +140,21 @@ wait_for()
 
 	for ((i = 0; i < $4 * 10; i++)); do
 		[ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# tool_wait_syscall PID NR_X86_64 NR_ARM64: until PID is blocked in the
+# syscall of that number (/proc/PID/syscall), at most 60 s; a condition, so
+# the caller knows the tool reached that point (a sleep would only guess)
+tool_wait_syscall()
+{
+	local nr=$2 i
+
+	[ "$(uname -m)" = aarch64 ] && nr=$3
+	for ((i = 0; i < 600; i++)); do
+		[ "$(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null)" = "$nr" ] && return 0
 		sleep 0.1
 	done
 	return 1
