@@ -66,12 +66,13 @@
  *	-EINVAL malformed PCI_ADDR, a missing attribute, WIN_OFFSET or
  *	WIN_SIZE not a multiple of 4, WIN_SIZE below 0x100; -ENODEV no such
  *	PCI function, or one not bound to nfb (or to another driver the
- *	module parameter pci_drivers names); -ENXIO BAR index above 5 or no memory BAR there;
- *	-ERANGE window ends past the BAR; -EIO memory decoding of the function
- *	off; -EEXIST overlaps a window already attached; -EPROTO no usable
- *	block (MAGIC, VERSION or layout, the kernel log says which);
- *	-ETIMEDOUT the first SNAPSHOT never completed (STATUS.BUSY stayed
- *	set); -EBUSY events of an earlier instance of that name are still open
+ *	module parameter pci_drivers names); -ENXIO BAR index above 5 or no
+ *	memory BAR there; -ERANGE window ends past the BAR; -EIO memory
+ *	decoding of the function off; -EEXIST overlaps a window already
+ *	attached; -EPROTO no usable block (MAGIC, VERSION or layout, the
+ *	kernel log says which); -ETIMEDOUT the first SNAPSHOT never completed
+ *	(STATUS.BUSY stayed set); -EBUSY events of an earlier instance of
+ *	that name are still open
  * @NDK_PCIE_TLM_CMD_DETACH: do (DEV_NAME); needs CAP_SYS_ADMIN. Ends an
  *	instance made by ATTACH (-ENODEV if there is none of that name). An
  *	attached instance also ends when its PCI function is removed or loses
