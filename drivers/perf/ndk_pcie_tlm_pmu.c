@@ -1193,32 +1193,25 @@ static const struct attribute_group ndk_tlm_events_group = {
 	.is_visible = ndk_tlm_event_visible,
 };
 
-static struct attribute *ndk_tlm_caps_attrs[];
-
-/*
- * caps/ lists the first fields of struct ndk_tlm_layout, all u32, in the
- * order of the structure: the position of the attribute is the field index.
- */
+/* caps/: one field of struct ndk_tlm_layout each, by its offset */
 static ssize_t ndk_tlm_cap_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
 	struct ndk_tlm *tlm = to_tlm(dev_get_drvdata(dev));
-	const u32 *fields = (const u32 *)&tlm->lay;
-	unsigned int i;
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute,
+						    attr);
+	const u32 *field = (const void *)&tlm->lay + (uintptr_t)ea->var;
 
-	BUILD_BUG_ON(offsetof(struct ndk_tlm_layout, drain_period) !=
-		     27 * sizeof(u32));
-	for (i = 0; ndk_tlm_caps_attrs[i]; i++) {
-		if (ndk_tlm_caps_attrs[i] == &attr->attr)
-			return sysfs_emit(buf, "%u\n", fields[i]);
-	}
-	return -EINVAL;
+	return sysfs_emit(buf, "%u\n", *field);
 }
 
+/* a u32 field of struct ndk_tlm_layout (all of its fields are u32) */
 #define TLM_CAP(_name)							\
-	(&((struct device_attribute[]) {				\
-		__ATTR(_name, 0444, ndk_tlm_cap_show, NULL)		\
-	})[0].attr)
+	(&((struct dev_ext_attribute[]) {				\
+		{ { .attr = { .name = __stringify(_name), .mode = 0444 },	\
+		    .show = ndk_tlm_cap_show },				\
+		  (void *)offsetof(struct ndk_tlm_layout, _name) }	\
+	})[0].attr.attr)
 
 static struct attribute *ndk_tlm_caps_attrs[] = {
 	TLM_CAP(endpoints),
