@@ -239,12 +239,15 @@ tap_eq "same-rate channels differ by a non-zero part of a drain, not whole drain
 tap_check "... and by less than one drain's delta (3891.2)" test ${diff#-} -lt 3892
 # Seed and busy give both channels the same rate, so what the seed counted
 # lands in both alike; they differ by the busy words of the 6 slots between
-# their window ends. Default slot: the sweep spans half a drain period.
+# their window ends. Default slot: the sweep spans half a drain period. A
+# read that falls between the two channels' drain slots sees words one
+# drain (3891.2) ahead of region 0.
 m_layout 1 1 4 4 2 2
 slot=$((4096 / (2 * M_PCH)))
 want=$((6 * slot * 95 / 100))
-tap_diag "slot $slot cycles: 0.95 x 6 x $slot = $want"
-tap_check "region 0 - words = the busy words of 6 slots (within 2)" \
-	test $((diff - want)) -ge -2 -a $((diff - want)) -le 2
+tap_diag "slot $slot cycles: 0.95 x 6 x $slot = $want (or $((want - 3891)) inside the sweep)"
+near() { [ $(($1 - $2)) -ge -2 ] && [ $(($1 - $2)) -le 2 ]; }
+tap_check "region 0 - words = the busy words of 6 slots (within 2), less one drain inside the sweep" \
+	eval 'near $diff $want || near $diff $((want - 3891))'
 
 tap_done
