@@ -143,7 +143,8 @@ struct ndk_tlm {
 	raw_spinlock_t lock;
 	struct ndk_tlm_entry *entries;
 	u32 gen;		/* bumped by every copy that lands */
-	u64 snap_ns;		/* CLOCK_MONOTONIC of the last SNAPSHOT */
+	u64 snap_ns;		/* CLOCK_MONOTONIC of the window's copy */
+	u64 cmd_ns;		/* ... of the last SNAPSHOT written */
 	u64 snap_gap_ns;	/* no new SNAPSHOT sooner after it than this */
 	u32 flags_seen;		/* STATUS flags already notified */
 	bool wedged;		/* a SNAPSHOT timed out, its copy is under way */

@@ -127,13 +127,18 @@ static u32 ndk_tlm_busy_bound_us(const struct ndk_tlm_layout *l)
  * time to add one whole drain, at the slowest MI clock it assumes, before
  * the next SNAPSHOT; a read that comes sooner is served from the copy in
  * the window, which is exact as of its own instant (at most this old).
+ * The gap counts from the SNAPSHOT's write (ndk_tlm::snap_ns), so it also
+ * holds the contract's longest BUSY of a lone SNAPSHOT, 2 x ENTRIES + 4 MI
+ * cycles and 3 more when a delta is being added.
  */
 #define TLM_ADD_CYCLES		3
 
 static u64 ndk_tlm_snap_gap_ns(const struct ndk_tlm_layout *l)
 {
-	return DIV_ROUND_UP_ULL((u64)TLM_ADD_CYCLES * l->entries_used *
-				NSEC_PER_USEC, TLM_MI_MIN_MHZ);
+	u64 cycles = 2 * l->entries + 4 + 3 +
+		     (u64)TLM_ADD_CYCLES * l->entries_used;
+
+	return DIV_ROUND_UP_ULL(cycles * NSEC_PER_USEC, TLM_MI_MIN_MHZ);
 }
 
 /* without a netlink listener, look for one this often (or at the poll) */
@@ -280,8 +285,7 @@ static void ndk_tlm_land_late(struct ndk_tlm *tlm)
 	unsigned int i;
 
 	tlm->gen++;
-	/* no earlier than the copy: when it was seen to have landed */
-	tlm->snap_ns = ktime_get_ns();
+	tlm->snap_ns = tlm->cmd_ns;
 	for_each_set_bit(i, tlm->late, tlm->lay.entries_used + 1) {
 		ndk_tlm_entry_update(tlm, i);
 		e = &tlm->entries[i];
@@ -326,6 +330,13 @@ static int ndk_tlm_snapshot(struct ndk_tlm *tlm)
 		/* too soon for the accumulator: the window's copy serves */
 		return 0;
 	}
+	/*
+	 * The live counters stop at the command (they do not move while
+	 * BUSY), so the copy is of this instant. The clock is read right
+	 * before the write: after BUSY falls it would also hold the BUSY wait
+	 * and whatever held the CPU off in it.
+	 */
+	tlm->cmd_ns = ktime_get_ns();
 	hwtel_writel(&tlm->io, NDK_TLM_CMD_SNAPSHOT, NDK_TLM_COMMAND);
 	/* BUSY is not visible on a STATUS read right after the write */
 	hwtel_readl(&tlm->io, NDK_TLM_MAGIC);
@@ -343,7 +354,7 @@ static int ndk_tlm_snapshot(struct ndk_tlm *tlm)
 		return ret;
 	}
 	tlm->gen++;
-	tlm->snap_ns = ktime_get_ns();
+	tlm->snap_ns = tlm->cmd_ns;
 	return 0;
 }
 
