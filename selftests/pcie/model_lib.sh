@@ -13,6 +13,10 @@
 #   m_wr FILE STRING     write STRING to debugfs FILE; prints "ok" or the error
 #   m_rd OFF             32-bit register read through the mmio file
 #   m_ww OFF VAL         32-bit register write through the mmio file
+#   m_seq OPS            run OPS ("w OFF VAL; r OFF; wait NS") through mmio_seq,
+#                        in the kernel with interrupts off; SEQ[] gets the
+#                        result lines ("<op> <off> <val> <t0> <t1>")
+#   seqf L N             field N (from 1) of result line L (from 0)
 
 . "$(dirname "$0")/../lib.sh"
 tap_require_lab
@@ -111,6 +115,20 @@ m_rd()
 m_ww()
 {
 	echo "$1 $2" > "$M_DBG/mmio"
+}
+
+m_seq()
+{
+	printf '%s\n' "$1" > "$M_DBG/mmio_seq" || return 1
+	mapfile -t SEQ < "$M_DBG/mmio_seq"
+}
+
+seqf()
+{
+	local a
+
+	read -ra a <<< "${SEQ[$1]}"
+	echo "${a[$(($2 - 1))]}"
 }
 
 # Expected configuration registers for a topology, as "name 0xvalue" lines.

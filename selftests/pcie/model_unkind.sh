@@ -44,22 +44,6 @@ tap_eq "a write at 0x0022 is a COMMAND (SNAPSHOT)" \
 	"reads 0 writes 1 snapshots 1 clears 0 irqoff_reads 0" "$(m_stats)"
 
 # --- CLEAR FLAGS late -------------------------------------------------------------
-# m_seq OPS: run OPS through mmio_seq, sets SEQ[] to its result lines
-m_seq()
-{
-	printf '%s\n' "$1" > "$M_DBG/mmio_seq" || return 1
-	mapfile -t SEQ < "$M_DBG/mmio_seq"
-}
-
-# field N (from 1) of result line L
-seqf()
-{
-	local a
-
-	read -ra a <<< "${SEQ[$1]}"
-	echo "${a[$(($2 - 1))]}"
-}
-
 # 12 MI cycles at 1 MHz: 12 us. A try counts when the first STATUS read
 # ended within 12 us of the start of the COMMAND write (a host that stalls
 # the guest longer gives no verdict for that try). The first read brings
