@@ -1721,27 +1721,66 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 /* CPU hotplug                                                        */
 
 /*
- * The owner CPU goes offline (this runs on it): its events move to another
- * CPU. They stop here without a SNAPSHOT and start there without a new base
- * (TLM_F_MOVED): the device's counters are not the CPU's and never stopped,
- * so the events count on exactly, and a running group stays one instant.
- * @moving is this CPU's own: only the core's removal of the events, run
- * here by perf_pmu_migrate_context(), can see it.
+ * Move the events from the owner @from, where this runs, to @to. They stop
+ * there without a SNAPSHOT and start here without a new base (TLM_F_MOVED):
+ * the device's counters are not the CPU's and never stopped, so the events
+ * count on exactly, and a running group stays one instant. @moving is the
+ * owner's own: only the core's removal of the events, run on the owner by
+ * perf_pmu_migrate_context(), can see it. Called with the CPU hotplug lock
+ * held by a hotplug callback.
  */
+static void ndk_tlm_move(struct ndk_tlm *tlm, unsigned int from,
+			 unsigned int to)
+{
+	struct ndk_tlm_pcpu *pc = per_cpu_ptr(tlm->pcpu, from);
+
+	WRITE_ONCE(pc->moving, true);
+	perf_pmu_migrate_context(&tlm->pmu, from, to);
+	WRITE_ONCE(pc->moving, false);
+	WRITE_ONCE(tlm->cpu, to);
+}
+
+/* The owner CPU goes offline (this runs on it): its events move away. */
 static int ndk_tlm_cpu_offline(unsigned int cpu, struct hlist_node *node)
 {
 	struct ndk_tlm *tlm = hlist_entry_safe(node, struct ndk_tlm, node);
-	struct ndk_tlm_pcpu *pc = per_cpu_ptr(tlm->pcpu, cpu);
-	unsigned int target;
 
 	if (cpu != tlm->cpu)
 		return 0;
 	/* never nr_cpu_ids: the last CPU does not go offline */
-	target = ndk_tlm_pick_cpu(tlm, nr_cpu_ids, cpu);
-	WRITE_ONCE(pc->moving, true);
-	perf_pmu_migrate_context(&tlm->pmu, cpu, target);
-	WRITE_ONCE(pc->moving, false);
-	WRITE_ONCE(tlm->cpu, target);
+	ndk_tlm_move(tlm, cpu, ndk_tlm_pick_cpu(tlm, nr_cpu_ids, cpu));
+	return 0;
+}
+
+struct ndk_tlm_home {
+	struct ndk_tlm *tlm;
+	unsigned int from, to;
+};
+
+static int ndk_tlm_move_home(void *arg)
+{
+	struct ndk_tlm_home *h = arg;
+
+	ndk_tlm_move(h->tlm, h->from, h->to);
+	return 0;
+}
+
+/*
+ * A CPU of the device's node comes online while the owner is elsewhere
+ * (all of the node's CPUs had gone): the PMU returns to it. The move runs
+ * on the owner, in a work item bound to it, as when the owner goes offline.
+ */
+static int ndk_tlm_cpu_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct ndk_tlm *tlm = hlist_entry_safe(node, struct ndk_tlm, node);
+	struct ndk_tlm_home h = { .tlm = tlm, .from = tlm->cpu, .to = cpu };
+	int nid = dev_to_node(tlm->dev);
+
+	if (nid == NUMA_NO_NODE || cpu_to_node(cpu) != nid ||
+	    cpu_to_node(h.from) == nid)
+		return 0;
+	/* the owner is online: the hotplug lock is held */
+	smp_call_on_cpu(h.from, ndk_tlm_move_home, &h, false);
 	return 0;
 }
 
@@ -1778,7 +1817,7 @@ static int __init ndk_tlm_init(void)
 
 	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN,
 				      "perf/ndk_pcie_tlm:online",
-				      NULL, ndk_tlm_cpu_offline);
+				      ndk_tlm_cpu_online, ndk_tlm_cpu_offline);
 	if (ret < 0)
 		return ret;
 	ndk_tlm_hp_state = ret;

@@ -12,7 +12,7 @@
 SEQ=${HWTEL_BUILD:-/nonexistent}/selftests-bin/pcie/pcie_seq
 trap 'kill $hp 2>/dev/null; wait; for c in $(seq 1 $(($(nproc --all) - 1))); do echo 1 > /sys/devices/system/cpu/cpu$c/online 2>/dev/null; done; pcie_unload' EXIT
 
-tap_plan 6
+tap_plan 8
 pcie_unload
 modprobe ndk_pcie_tlm || { tap_fail "driver loads"; tap_done; }
 tap_ok "driver loads"
@@ -62,7 +62,7 @@ tap_check "PMU present after the churn" test -d "$DEV"
 # come from the node's cpulist.
 mapfile -t n1 < <(numa_node_cpus 1)
 if [ ${#n1[@]} -lt 2 ]; then
-	for t in owner offline1 offline2; do
+	for t in owner offline1 offline2 back counts; do
 		tap_skip "numa_node=1: $t" "no NUMA node with two CPUs"
 	done
 	tap_done
@@ -76,6 +76,14 @@ tap_eq "owner CPU ${n1[0]} offline: node 1's next CPU" "${n1[1]}" "$(cat "$DEV/c
 for c in "${n1[@]:1}"; do
 	echo 0 > /sys/devices/system/cpu/cpu$c/online
 done
-tap_eq "all of node 1 offline: the lowest online CPU" \
-	"$(online_cpus | head -n1)" "$(cat "$DEV/cpumask")"
+low=$(online_cpus | head -n1)
+tap_eq "all of node 1 offline: the lowest online CPU" "$low" "$(cat "$DEV/cpumask")"
+# A CPU of node 1 comes back: the owner returns to it, and an event open
+# across the move counts on exactly (100 before it, 50 after)
+out=$("$SEQ" "$PMU" o:items,ep=0,bus=2 e "x:echo 'items,ep=0,bus=2 100' > $DBG/inject" \
+	"x:echo 1 > /sys/devices/system/cpu/cpu${n1[1]}/online" \
+	"x:echo 'items,ep=0,bus=2 50' > $DBG/inject" r c 2>&1 | grep -v '^o ok$')
+tap_eq "CPU ${n1[1]} of node 1 back online: the owner returns to it (was $low)" \
+	"${n1[1]}" "$(cat "$DEV/cpumask")"
+tap_eq "an event open across the return counts 100 + 50" "r 150" "$out"
 tap_done
