@@ -844,21 +844,35 @@ static int wait_ntf(struct nl_sock *sk, struct reply *r, int ms)
 	return r->n;
 }
 
-TEST_F(nl, flags_notify_and_clear)
+/*
+ * A socket in the flags multicast group, or NULL. Nothing waits for the
+ * driver to see the listener: it looks at least once a second, and every
+ * wait for a notification allows three.
+ */
+static struct nl_sock *flags_listener(struct nl_sock *sk)
 {
 	struct nl_sock *mc = nl_socket_alloc();
-	char buf[128];
-	struct reply r;
 	int grp;
 
-	ASSERT_NE(NULL, mc);
-	ASSERT_EQ(0, genl_connect(mc));
+	if (!mc)
+		return NULL;
 	nl_socket_disable_seq_check(mc);
-	grp = genl_ctrl_resolve_grp(self->sk, NDK_PCIE_TLM_FAMILY_NAME,
+	grp = genl_ctrl_resolve_grp(sk, NDK_PCIE_TLM_FAMILY_NAME,
 				    NDK_PCIE_TLM_MCGRP_FLAGS);
-	ASSERT_LT(0, grp);
-	ASSERT_EQ(0, nl_socket_add_membership(mc, grp));
-	usleep(300000);		/* let the poller see the listener */
+	if (genl_connect(mc) || grp <= 0 || nl_socket_add_membership(mc, grp)) {
+		nl_socket_free(mc);
+		return NULL;
+	}
+	return mc;
+}
+
+TEST_F(nl, flags_notify_and_clear)
+{
+	struct nl_sock *mc = flags_listener(self->sk);
+	char buf[128];
+	struct reply r;
+
+	ASSERT_NE(NULL, mc);
 
 	ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "flags", "lost_delta"));
 	ASSERT_EQ(1, wait_ntf(mc, &r, 3000));
@@ -925,12 +939,12 @@ TEST_F(nl, flags_said_once)
 {
 	const uint64_t dev_get = A(DEV_NAME) | A(BASE) | A(PMU_TYPE) | A(CPU) |
 		(A(ENTRIES_USED) * 2 - A(VERSION_MAJOR)) | A(FLAGS) | A(POLL_NS);
-	struct nl_sock *mc = nl_socket_alloc();
 	char ext[256], buf[32];
+	struct nl_sock *mc;
 	struct nl_msg *m;
 	struct stat stb;
 	struct reply r;
-	int grp, t;
+	int t;
 
 	/* the retired types 38, 39 are refused in a request */
 	for (t = 38; t <= 39; t++) {
@@ -940,13 +954,8 @@ TEST_F(nl, flags_said_once)
 		EXPECT_STREQ("Unsupported attribute", ext);
 	}
 
+	mc = flags_listener(self->sk);
 	ASSERT_NE(NULL, mc);
-	ASSERT_EQ(0, genl_connect(mc));
-	nl_socket_disable_seq_check(mc);
-	grp = genl_ctrl_resolve_grp(self->sk, NDK_PCIE_TLM_FAMILY_NAME,
-				    NDK_PCIE_TLM_MCGRP_FLAGS);
-	ASSERT_LT(0, grp);
-	ASSERT_EQ(0, nl_socket_add_membership(mc, grp));
 
 	ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "flags", "lost_delta readout_overrun"));
 	ASSERT_EQ(1, wait_ntf(mc, &r, 3000));
@@ -998,18 +1007,12 @@ TEST_F(nl, flags_said_once)
  */
 TEST_F(nl, flags_notify_once_per_set)
 {
-	struct nl_sock *mc = nl_socket_alloc();
-	int grp, i, k, n = 0, extra = 0;
+	struct nl_sock *mc = flags_listener(self->sk);
+	int i, k, n = 0, extra = 0;
 	struct reply r;
 	char buf[128];
 
 	ASSERT_NE(NULL, mc);
-	ASSERT_EQ(0, genl_connect(mc));
-	nl_socket_disable_seq_check(mc);
-	grp = genl_ctrl_resolve_grp(self->sk, NDK_PCIE_TLM_FAMILY_NAME,
-				    NDK_PCIE_TLM_MCGRP_FLAGS);
-	ASSERT_LT(0, grp);
-	ASSERT_EQ(0, nl_socket_add_membership(mc, grp));
 
 	for (i = 0; i < 10; i++) {
 		ASSERT_EQ(0, pcie_dbg_write(PCIE_PMU, "flags", "lost_delta"));
