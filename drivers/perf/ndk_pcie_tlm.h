@@ -174,9 +174,9 @@ struct ndk_tlm {
 
 /*
  * ndk_tlm::lock, taken with interrupts off. In the lab flavour every hold
- * is also timed per function, for make bench (debugfs
+ * is also timed per function (its __func__), for make bench (debugfs
  * ndk_pcie_tlm/<pmu>/lock_hold); in the hardware flavour these are the plain
- * raw spinlock calls.
+ * raw spinlock calls, and the lab's hooks do not exist.
  */
 #ifdef HWTEL_LAB
 void ndk_tlm_hold_begin(struct ndk_tlm *tlm);
@@ -186,15 +186,6 @@ void ndk_tlm_lab_del(struct ndk_tlm *tlm);
 void ndk_tlm_lab_init(void);
 void ndk_tlm_lab_exit(void);
 void ndk_tlm_lab_close_gate(void);
-#else
-static inline void ndk_tlm_hold_begin(struct ndk_tlm *tlm) { }
-static inline void ndk_tlm_hold_end(struct ndk_tlm *tlm, const char *site) { }
-static inline void ndk_tlm_lab_add(struct ndk_tlm *tlm) { }
-static inline void ndk_tlm_lab_del(struct ndk_tlm *tlm) { }
-static inline void ndk_tlm_lab_init(void) { }
-static inline void ndk_tlm_lab_exit(void) { }
-static inline void ndk_tlm_lab_close_gate(void) { }
-#endif
 
 static __always_inline void __ndk_tlm_lock_irqsave(struct ndk_tlm *tlm,
 						   unsigned long *flags)
@@ -235,6 +226,19 @@ static __always_inline void __ndk_tlm_unlock_irq(struct ndk_tlm *tlm,
 	ndk_tlm_hold_end(tlm, site);
 	raw_spin_unlock_irq(&tlm->lock);
 }
+#else
+static inline void ndk_tlm_lab_add(struct ndk_tlm *tlm) { }
+static inline void ndk_tlm_lab_del(struct ndk_tlm *tlm) { }
+static inline void ndk_tlm_lab_init(void) { }
+static inline void ndk_tlm_lab_exit(void) { }
+static inline void ndk_tlm_lab_close_gate(void) { }
+
+#define ndk_tlm_lock_irqsave(tlm, flags)	raw_spin_lock_irqsave(&(tlm)->lock, flags)
+#define ndk_tlm_unlock_irqrestore(tlm, flags)	\
+	raw_spin_unlock_irqrestore(&(tlm)->lock, flags)
+#define ndk_tlm_lock_irq(tlm)		raw_spin_lock_irq(&(tlm)->lock)
+#define ndk_tlm_unlock_irq(tlm)		raw_spin_unlock_irq(&(tlm)->lock)
+#endif
 
 /* Instances on a mapped window, for every binding path */
 struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
