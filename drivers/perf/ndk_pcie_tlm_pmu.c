@@ -1137,23 +1137,20 @@ static const struct attribute_group ndk_tlm_format_group = {
 	.attrs = ndk_tlm_format_attrs,
 };
 
-#define TLM_EV(_name, _str)						\
-	PMU_EVENT_ATTR_STRING(_name, ndk_tlm_ev_##_name, _str)
-
-TLM_EV(pcie_cycles, "kind=0x1,ep=?");
-TLM_EV(dma_cycles, "kind=0x2,ep=?");
-TLM_EV(words, "kind=0x3,ep=?,bus=?");
-TLM_EV(stall, "kind=0x4,ep=?,bus=?");
-TLM_EV(frames, "kind=0x5,ep=?,bus=?");
-TLM_EV(mvb_items, "kind=0x6,ep=?,bus=?");
-TLM_EV(mvb_stall, "kind=0x7,ep=?,bus=?");
-TLM_EV(items, "kind=0x8,ep=?,bus=?");
-TLM_EV(region, "kind=0x9,ep=?,bus=?,idx=?");
-TLM_EV(brake, "kind=0xa,ep=?,idx=?");
-TLM_EV(tags_band, "kind=0xb,ep=?,idx=?");
-TLM_EV(stfifo_band, "kind=0xc,ep=?,idx=?");
-TLM_EV(raw, "kind=0xd,idx=?");
-TLM_EV(snapshot_ns, "kind=0xe");
+PMU_EVENT_ATTR_STRING(pcie_cycles, ndk_tlm_ev_pcie_cycles, "kind=0x1,ep=?");
+PMU_EVENT_ATTR_STRING(dma_cycles, ndk_tlm_ev_dma_cycles, "kind=0x2,ep=?");
+PMU_EVENT_ATTR_STRING(words, ndk_tlm_ev_words, "kind=0x3,ep=?,bus=?");
+PMU_EVENT_ATTR_STRING(stall, ndk_tlm_ev_stall, "kind=0x4,ep=?,bus=?");
+PMU_EVENT_ATTR_STRING(frames, ndk_tlm_ev_frames, "kind=0x5,ep=?,bus=?");
+PMU_EVENT_ATTR_STRING(mvb_items, ndk_tlm_ev_mvb_items, "kind=0x6,ep=?,bus=?");
+PMU_EVENT_ATTR_STRING(mvb_stall, ndk_tlm_ev_mvb_stall, "kind=0x7,ep=?,bus=?");
+PMU_EVENT_ATTR_STRING(items, ndk_tlm_ev_items, "kind=0x8,ep=?,bus=?");
+PMU_EVENT_ATTR_STRING(region, ndk_tlm_ev_region, "kind=0x9,ep=?,bus=?,idx=?");
+PMU_EVENT_ATTR_STRING(brake, ndk_tlm_ev_brake, "kind=0xa,ep=?,idx=?");
+PMU_EVENT_ATTR_STRING(tags_band, ndk_tlm_ev_tags_band, "kind=0xb,ep=?,idx=?");
+PMU_EVENT_ATTR_STRING(stfifo_band, ndk_tlm_ev_stfifo_band, "kind=0xc,ep=?,idx=?");
+PMU_EVENT_ATTR_STRING(raw, ndk_tlm_ev_raw, "kind=0xd,idx=?");
+PMU_EVENT_ATTR_STRING(snapshot_ns, ndk_tlm_ev_snapshot_ns, "kind=0xe");
 
 static struct perf_pmu_events_attr ndk_tlm_ev_snapshot_ns_unit = {
 	.attr = {
