@@ -144,8 +144,9 @@ struct ndk_tlm {
 	struct ndk_tlm_entry *entries;
 	u32 gen;		/* bumped by every copy that lands */
 	u64 snap_ns;		/* CLOCK_MONOTONIC of the window's copy */
-	u64 cmd_ns;		/* ... of the last SNAPSHOT written */
-	u64 snap_gap_ns;	/* no new SNAPSHOT sooner after it than this */
+	u64 cmd_ns;		/* ... of the last SNAPSHOT written (before) */
+	u64 cmd_seen_ns;	/* ... when the block had it (a read came back) */
+	u64 snap_gap_ns;	/* no new SNAPSHOT sooner after that than this */
 	u32 flags_seen;		/* STATUS flags already notified */
 	bool wedged;		/* a SNAPSHOT timed out, its copy is under way */
 	unsigned long *late;	/* entries whose events await that copy */

@@ -13,7 +13,7 @@
  * the model's per-CPU count: with interrupts off nothing else runs on the
  * CPU); writing "0" forgets them.
  *
- * debugfs ndk_pcie_tlm/<pmu>/snap_gap_ns: the least time between the write
+ * debugfs ndk_pcie_tlm/<pmu>/snap_gap_ns: the least time between the arrival
  * of one SNAPSHOT and the next command (read and write; 0 lets every call
  * write a SNAPSHOT, as a driver without the spacing would), for the
  * starvation tests.

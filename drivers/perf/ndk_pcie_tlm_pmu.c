@@ -127,9 +127,10 @@ static u32 ndk_tlm_busy_bound_us(const struct ndk_tlm_layout *l)
  * time to add one whole drain, at the slowest MI clock it assumes, before
  * the next SNAPSHOT; a read that comes sooner is served from the copy in
  * the window, which is exact as of its own instant (at most this old).
- * The gap counts from the SNAPSHOT's write (ndk_tlm::snap_ns), so it also
- * holds the contract's longest BUSY of a lone SNAPSHOT, 2 x ENTRIES + 4 MI
- * cycles and 3 more when a delta is being added.
+ * The gap counts from the SNAPSHOT's arrival (ndk_tlm::cmd_seen_ns, no
+ * earlier), so it also holds the contract's longest BUSY of a lone
+ * SNAPSHOT, 2 x ENTRIES + 4 MI cycles and 3 more when a delta is being
+ * added.
  */
 #define TLM_ADD_CYCLES		3
 
@@ -326,7 +327,7 @@ static int ndk_tlm_snapshot(struct ndk_tlm *tlm)
 		tlm->wedged = false;
 		ndk_tlm_land_late(tlm);
 	} else if (tlm->gen &&
-		   ktime_get_ns() - tlm->snap_ns < READ_ONCE(tlm->snap_gap_ns)) {
+		   ktime_get_ns() - tlm->cmd_seen_ns < READ_ONCE(tlm->snap_gap_ns)) {
 		/* too soon for the accumulator: the window's copy serves */
 		return 0;
 	}
@@ -340,6 +341,8 @@ static int ndk_tlm_snapshot(struct ndk_tlm *tlm)
 	hwtel_writel(&tlm->io, NDK_TLM_CMD_SNAPSHOT, NDK_TLM_COMMAND);
 	/* BUSY is not visible on a STATUS read right after the write */
 	hwtel_readl(&tlm->io, NDK_TLM_MAGIC);
+	/* the read came back after the posted write: the block has it */
+	tlm->cmd_seen_ns = ktime_get_ns();
 	ret = ndk_tlm_wait_idle(tlm);
 	if (ret == -ENODEV) {
 		dev_err_ratelimited(tlm->dev,
@@ -918,6 +921,13 @@ static int ndk_tlm_event_init(struct perf_event *event)
 	if (is_sampling_event(event) || event->attach_state & PERF_ATTACH_TASK)
 		return -EOPNOTSUPP;
 	if (event->cpu < 0)
+		return -EOPNOTSUPP;
+	/*
+	 * ->add() never fails, so the core never rotates this PMU's events,
+	 * and an owner move relies on that (ndk_tlm_move()); an exclusive
+	 * group next to another one would have the core rotate them.
+	 */
+	if (event->attr.exclusive)
 		return -EOPNOTSUPP;
 	if (event->attr.config1 || event->attr.config2)
 		return -EINVAL;
@@ -1718,13 +1728,15 @@ static int ndk_tlm_probe(struct platform_device *pdev)
 /* CPU hotplug                                                        */
 
 /*
- * Move the events from the owner @from, where this runs, to @to. They stop
- * there without a SNAPSHOT and start here without a new base (TLM_F_MOVED):
- * the device's counters are not the CPU's and never stopped, so the events
- * count on exactly, and a running group stays one instant. @moving is the
- * owner's own: only the core's removal of the events, run on the owner by
- * perf_pmu_migrate_context(), can see it. Called with the CPU hotplug lock
- * held by a hotplug callback.
+ * Move the events from the owner @from to @to. They stop on @from without
+ * a SNAPSHOT and start on @to without a new base (TLM_F_MOVED): the
+ * device's counters are not the CPU's and never stopped, so the events
+ * count on exactly, and a running group stays one instant. @moving is
+ * @from's: the core's removal of the events runs there (an IPI when this
+ * runs elsewhere, which orders the store before it), and no other stop can
+ * come between: the core holds the context's mutex for the whole move and
+ * never rotates this PMU's events (ndk_tlm_event_init()). Called from a
+ * hotplug callback, with the CPU hotplug lock held.
  */
 static void ndk_tlm_move(struct ndk_tlm *tlm, unsigned int from,
 			 unsigned int to)
@@ -1737,47 +1749,36 @@ static void ndk_tlm_move(struct ndk_tlm *tlm, unsigned int from,
 	WRITE_ONCE(tlm->cpu, to);
 }
 
-/* The owner CPU goes offline (this runs on it): its events move away. */
+/*
+ * A CPU goes offline (this runs on it). The owner's events move to another
+ * CPU (never nr_cpu_ids: the last CPU does not go offline). Another CPU may
+ * hold events too: an event whose event_init read the owner just before a
+ * return move (ndk_tlm_cpu_online()) is installed on the old owner after
+ * it; they join the owner, or the core would turn them off.
+ */
 static int ndk_tlm_cpu_offline(unsigned int cpu, struct hlist_node *node)
 {
 	struct ndk_tlm *tlm = hlist_entry_safe(node, struct ndk_tlm, node);
+	unsigned int to = tlm->cpu;
 
-	if (cpu != tlm->cpu)
-		return 0;
-	/* never nr_cpu_ids: the last CPU does not go offline */
-	ndk_tlm_move(tlm, cpu, ndk_tlm_pick_cpu(tlm, nr_cpu_ids, cpu));
-	return 0;
-}
-
-struct ndk_tlm_home {
-	struct ndk_tlm *tlm;
-	unsigned int from, to;
-};
-
-static int ndk_tlm_move_home(void *arg)
-{
-	struct ndk_tlm_home *h = arg;
-
-	ndk_tlm_move(h->tlm, h->from, h->to);
+	if (cpu == to)
+		to = ndk_tlm_pick_cpu(tlm, nr_cpu_ids, cpu);
+	ndk_tlm_move(tlm, cpu, to);
 	return 0;
 }
 
 /*
- * A CPU of the device's node comes online while the owner is elsewhere
- * (all of the node's CPUs had gone): the PMU returns to it. The move runs
- * on the owner, in a work item bound to it, as when the owner goes offline.
+ * A CPU of the device's node comes online (this runs on it) while the
+ * owner is elsewhere, all of the node's CPUs having gone: the PMU returns.
  */
 static int ndk_tlm_cpu_online(unsigned int cpu, struct hlist_node *node)
 {
 	struct ndk_tlm *tlm = hlist_entry_safe(node, struct ndk_tlm, node);
-	struct ndk_tlm_home h = { .tlm = tlm, .from = tlm->cpu, .to = cpu };
 	int nid = dev_to_node(tlm->dev);
 
-	if (nid == NUMA_NO_NODE || cpu_to_node(cpu) != nid ||
-	    cpu_to_node(h.from) == nid)
-		return 0;
-	/* the owner is online: the hotplug lock is held */
-	smp_call_on_cpu(h.from, ndk_tlm_move_home, &h, false);
+	if (nid != NUMA_NO_NODE && cpu_to_node(cpu) == nid &&
+	    cpu_to_node(tlm->cpu) != nid)
+		ndk_tlm_move(tlm, tlm->cpu, cpu);
 	return 0;
 }
 

@@ -97,6 +97,10 @@ TEST_F(idle, rejections)
 	attr.sample_period = 0;
 	EXPECT_EQ(-EOPNOTSUPP, pcie_open_attr(&attr, 0, -1, -1));
 	EXPECT_EQ(-EOPNOTSUPP, pcie_open_attr(&attr, 0, cpu, -1));
+	/* exclusive: the core would multiplex a PMU that never does */
+	attr.exclusive = 1;
+	EXPECT_EQ(-EOPNOTSUPP, pcie_open_attr(&attr, -1, cpu, -1));
+	attr.exclusive = 0;
 	/* no exclusion on an uncore PMU: EINVAL from the perf core */
 	attr.exclude_user = 1;
 	EXPECT_EQ(-EINVAL, pcie_open_attr(&attr, -1, cpu, -1));
