@@ -5,10 +5,10 @@
 # the live counters stop while BUSY and the deltas wait in the probe FIFOs;
 # SNAPSHOTs written faster than the accumulator catches up (about 3 MI
 # cycles a delta, one delta per used entry a drain) fill the FIFOs and lose
-# deltas with LOST DELTA set. After each SNAPSHOT's write the driver leaves
-# the contract's longest BUSY (2 x ENTRIES + 7 MI cycles) and 3 x used
-# entries MI cycles, at 50 MHz (its slowest assumed MI clock), and serves
-# reads that come sooner from the copy in the window.
+# deltas with LOST DELTA set. After each SNAPSHOT reaches the block the
+# driver leaves the contract's longest BUSY (2 x ENTRIES + 7 MI cycles) and
+# 3 x used entries MI cycles, at 50 MHz (its slowest assumed MI clock), and
+# serves reads that come sooner from the copy in the window.
 #
 # At the largest layout (16 endpoints x 254 counters, ENTRIES 4096: a
 # SNAPSHOT keeps BUSY 2 x 4096 + 1..7 MI cycles, 164 us at 50 MHz, the
@@ -23,8 +23,8 @@
 # the same group) x 80 MHz within two drains and 100 us at each end for the
 # driver's clock read before its SNAPSHOT's write (a stamp taken after BUSY
 # fell was off by up to 4.8 ms: a vCPU stalled in the BUSY wait, four
-# guests on two cores); and STATUS shows no LOST DELTA. Unspaced, the same readers lose 3.7 % (that
-# loaded run) to 42 % (a quiet one).
+# guests on two cores); and STATUS shows no LOST DELTA. Unspaced, the same
+# readers lose 3.7 % (a loaded run) to 42 % (a quiet one).
 # perf stat -I's group also carries snapshot_ns, the time of the copies it
 # was counted from: its intervals' cycles match it. Then the readers again
 # with the spacing off (the lab's debugfs snap_gap_ns = 0, a driver that
@@ -157,7 +157,7 @@ tap_eq "spaced readers: no LOST DELTA" 0 "$lost"
 # perf stat -I 10 read its group within the spacing of the others' copies:
 # snapshot_ns times the copies its cycles were counted from, so over all
 # its intervals cycles = snapshot_ns x PCIE_MHZ within two drains and the
-# stamps' allowance (the unspaced runs lose over 500 times this bound)
+# stamps' allowance (the unspaced runs lose over 100 times this bound)
 read -r c s n <<< "$(intervals spaced)"
 bound=$(( 2 * DRAIN + STAMP ))
 diff=$(( c - s * PCIE_MHZ / 1000 ))
