@@ -221,6 +221,9 @@ MODULE_PARM_DESC(seed, "Seed of the random drops under overload (0: a random see
 static int sim_numa_node = NUMA_NO_NODE;
 module_param_named(numa_node, sim_numa_node, int, 0444);
 MODULE_PARM_DESC(numa_node, "NUMA node of the devices (default -1: none)");
+static char *seq_at_load;
+module_param(seq_at_load, charp, 0444);
+MODULE_PARM_DESC(seq_at_load, "mmio_seq operations each device runs right after its reset, at load (results in mmio_seq)");
 
 /* ---------------------------------------------------------------------- */
 /* Layout derived from the parameters (same for every instance)           */
@@ -1999,13 +2002,32 @@ static int tlm_parse_kv(char *tok, char **key, u64 *val)
 	return kstrtou64(eq, 0, val) ? -EINVAL : 0;
 }
 
+/* Gauge inputs of endpoint @ep (U64_MAX: unchanged) */
+static void tlm_gauge_set(struct tlm_sim *sim, unsigned int ep, u64 tags,
+			  u64 fifo)
+{
+	unsigned long irqflags;
+
+	/* the registers follow at the next drain, as the block's do */
+	raw_spin_lock_irqsave(&sim->lock, irqflags);
+	tlm_advance(sim, ktime_get_ns());
+	if (tags != U64_MAX) {
+		sim->in_tags[ep] = tags;
+		sim->in_tags_min[ep] = min_t(u32, sim->in_tags_min[ep], tags);
+	}
+	if (fifo != U64_MAX) {
+		sim->in_fifo[ep] = fifo;
+		sim->in_fifo_min[ep] = min_t(u32, sim->in_fifo_min[ep], fifo);
+	}
+	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+}
+
 static ssize_t tlm_gauge_write(struct file *file, const char __user *ubuf,
 			       size_t len, loff_t *ppos)
 {
 	struct tlm_sim *sim = file_inode(file)->i_private;
 	u64 ep = U64_MAX, tags = U64_MAX, fifo = U64_MAX, v;
 	char buf[TLM_WBUF], *p, *tok, *key;
-	unsigned long irqflags;
 	ssize_t ret;
 
 	ret = tlm_copy_in(ubuf, len, ppos, buf);
@@ -2032,18 +2054,7 @@ static ssize_t tlm_gauge_write(struct file *file, const char __user *ubuf,
 	    (fifo != U64_MAX && fifo > stfifo_capacity))
 		return -EINVAL;
 
-	/* the registers follow at the next drain, as the block's do */
-	raw_spin_lock_irqsave(&sim->lock, irqflags);
-	tlm_advance(sim, ktime_get_ns());
-	if (tags != U64_MAX) {
-		sim->in_tags[ep] = tags;
-		sim->in_tags_min[ep] = min_t(u32, sim->in_tags_min[ep], tags);
-	}
-	if (fifo != U64_MAX) {
-		sim->in_fifo[ep] = fifo;
-		sim->in_fifo_min[ep] = min_t(u32, sim->in_fifo_min[ep], fifo);
-	}
-	raw_spin_unlock_irqrestore(&sim->lock, irqflags);
+	tlm_gauge_set(sim, ep, tags, fifo);
 	return len;
 }
 
@@ -2361,10 +2372,12 @@ static const struct file_operations tlm_mmio_fops = {
  * mmio_seq: register accesses back to back, for tests of timing the mmio
  * file cannot reach (a read a few microseconds after a write). A write
  * carries up to 16 operations, ';' or newline separated: "r OFF", "w OFF
- * VAL", "wait NS" (until NS ns after the end of the previous access, at
- * most 1 ms). They run at once with interrupts off; a read then returns one
- * line per operation: "r|w OFF VAL T0 T1", the instants before and after
- * the access in ns from the start of the first one ("wait" lines too).
+ * VAL", "g EP TAGS" (the tags gauge input of endpoint EP, as the gauge
+ * file sets it), "wait NS" (until NS ns after the end of the previous
+ * access, at most 1 ms). They run at once with interrupts off; a read then
+ * returns one line per operation: "r|w|g OFF VAL T0 T1" (OFF is EP for
+ * "g"), the instants before and after the access in ns from the start of
+ * the first one ("wait" lines too).
  */
 static int tlm_seq_parse(char *buf, struct tlm_seq_op *ops)
 {
@@ -2393,6 +2406,11 @@ static int tlm_seq_parse(char *buf, struct tlm_seq_op *ops)
 		    v[0] <= TLM_SEQ_WAIT_MAX) {
 			ops[n].op = 'd';
 			ops[n].val = v[0];
+		} else if (!strcmp(tok[0], "g") && tok[2] &&
+			   v[0] < lay.endpoints && v[1] <= tag_capacity) {
+			ops[n].op = 'g';
+			ops[n].off = v[0];
+			ops[n].val = v[1];
 		} else if ((!strcmp(tok[0], "r") && !tok[2]) ||
 			   (!strcmp(tok[0], "w") && tok[2] && v[1] <= U32_MAX)) {
 			if (v[0] >= TLM_WINDOW)
@@ -2408,24 +2426,14 @@ static int tlm_seq_parse(char *buf, struct tlm_seq_op *ops)
 	return n ? n : -EINVAL;
 }
 
-static ssize_t tlm_seq_write(struct file *file, const char __user *ubuf,
-			     size_t len, loff_t *ppos)
+/* Runs @n parsed operations with interrupts off; the results go to sim->seq */
+static void tlm_seq_run(struct tlm_sim *sim, struct tlm_seq_op *ops,
+			unsigned int n)
 {
-	struct tlm_sim *sim = file_inode(file)->i_private;
-	struct tlm_seq_op ops[TLM_SEQ_OPS];
-	char buf[TLM_WBUF];
 	unsigned long irqflags;
 	u64 start, last;
 	unsigned int i;
-	ssize_t ret;
-	int n;
 
-	ret = tlm_copy_in(ubuf, len, ppos, buf);
-	if (ret < 0)
-		return ret;
-	n = tlm_seq_parse(buf, ops);
-	if (n < 0)
-		return n;
 	mutex_lock(&sim->seq_mutex);
 	local_irq_save(irqflags);
 	start = ktime_get_ns();
@@ -2437,6 +2445,8 @@ static ssize_t tlm_seq_write(struct file *file, const char __user *ubuf,
 				cpu_relax();
 		} else if (ops[i].op == 'r') {
 			ops[i].val = tlm_io_read(&sim->pd.io, ops[i].off, 4);
+		} else if (ops[i].op == 'g') {
+			tlm_gauge_set(sim, ops[i].off, ops[i].val, U64_MAX);
 		} else {
 			tlm_io_write(&sim->pd.io, ops[i].off, ops[i].val, 4);
 		}
@@ -2450,7 +2460,47 @@ static ssize_t tlm_seq_write(struct file *file, const char __user *ubuf,
 	memcpy(sim->seq, ops, n * sizeof(ops[0]));
 	sim->nseq = n;
 	mutex_unlock(&sim->seq_mutex);
+}
+
+static ssize_t tlm_seq_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	struct tlm_sim *sim = file_inode(file)->i_private;
+	struct tlm_seq_op ops[TLM_SEQ_OPS];
+	char buf[TLM_WBUF];
+	ssize_t ret;
+	int n;
+
+	ret = tlm_copy_in(ubuf, len, ppos, buf);
+	if (ret < 0)
+		return ret;
+	n = tlm_seq_parse(buf, ops);
+	if (n < 0)
+		return n;
+	tlm_seq_run(sim, ops, n);
 	return len;
+}
+
+/*
+ * seq_at_load: the accesses run right after the reset values are set and
+ * the clocks start, before the device is registered, so a test reads the
+ * block's power-on state microseconds in, whatever insmod's own latency.
+ */
+static int tlm_seq_at_load(struct tlm_sim *sim)
+{
+	struct tlm_seq_op ops[TLM_SEQ_OPS];
+	char buf[TLM_WBUF];
+	int n;
+
+	if (!seq_at_load || !*seq_at_load)
+		return 0;
+	if (strscpy(buf, seq_at_load, sizeof(buf)) < 0)
+		return -EINVAL;
+	n = tlm_seq_parse(buf, ops);
+	if (n < 0)
+		return n;
+	tlm_seq_run(sim, ops, n);
+	return 0;
 }
 
 static int tlm_seq_show(struct seq_file *m, void *unused)
@@ -2970,6 +3020,7 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	struct tlm_sim *sim;
 	unsigned int ep;
 	char name[40];
+	int err;
 
 	sim = kzalloc(sizeof(*sim), GFP_KERNEL);
 	if (!sim)
@@ -3018,7 +3069,19 @@ static struct tlm_sim *tlm_create(unsigned int index)
 		sim->in_fifo[ep] = stfifo_capacity;
 		sim->in_fifo_min[ep] = stfifo_capacity;
 	}
-	tlm_set_profile(sim, tlm_find_profile(profile), true, ktime_get_ns());
+	/*
+	 * The clocks start now: the profile's first advance must find no time
+	 * elapsed, or it would fold the gauges before the first drain.
+	 */
+	sim->pclk.t0 = ktime_get_ns();
+	sim->dclk.t0 = sim->pclk.t0;
+	tlm_set_profile(sim, tlm_find_profile(profile), true, sim->pclk.t0);
+	err = tlm_seq_at_load(sim);
+	if (err) {
+		pr_err("seq_at_load: bad operations (%d)\n", err);
+		tlm_destroy(sim);
+		return ERR_PTR(err);
+	}
 
 	snprintf(name, sizeof(name), "ndk_pcie_tlm_%llx", sim->base);
 	sim->dir = debugfs_create_dir(name, hwtel_sim_debugfs_root());
@@ -3058,8 +3121,7 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	info.size_data = sizeof(sim->pd);
 	sim->pdev = hwtel_sim_register_pdev(&info, sim_numa_node);
 	if (IS_ERR(sim->pdev)) {
-		int err = PTR_ERR(sim->pdev);
-
+		err = PTR_ERR(sim->pdev);
 		pr_err("cannot register model device %u: %d\n", index, err);
 		tlm_destroy(sim);
 		return ERR_PTR(err);
