@@ -706,9 +706,9 @@ static bool ddr_count_event(struct ddr_pmu *p, struct perf_event *event,
 }
 
 /*
- * A group must be led by an event of this PMU (hwtel refuses foreign
- * leaders, software ones included: see the documentation), fit the
- * generic counters at once, and may only add software events.
+ * A group may mix this PMU's events with software events only (a software
+ * leader included, as perf expects of uncore PMUs) and must fit the generic
+ * counters at once.
  */
 static int ddr_validate_group(struct ddr_pmu *p, struct perf_event *event)
 {
@@ -718,10 +718,8 @@ static int ddr_validate_group(struct ddr_pmu *p, struct perf_event *event)
 
 	if (event == leader)
 		return 0;	/* a lone event always fits */
-	if (leader->pmu != &p->pmu)
+	if (!ddr_count_event(p, leader, &gen))
 		return -EINVAL;
-
-	ddr_count_event(p, leader, &gen);
 	for_each_sibling_event(sibling, leader)
 		if (!ddr_count_event(p, sibling, &gen))
 			return -EINVAL;

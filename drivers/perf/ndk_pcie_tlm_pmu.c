@@ -881,10 +881,10 @@ static int ndk_tlm_config_entry(const struct ndk_tlm_layout *l, u64 config)
 }
 
 /*
- * Groups: our leader only (a foreign leader, software included, is refused:
- * every accepted group is then served from one snapshot, and the perf core's
- * software-led group paths are avoided), software siblings allowed, at most
- * TLM_GROUP_MAX members, all served with interrupts off by one call.
+ * Groups: this PMU's events and software events only (a software leader
+ * included, as perf expects of uncore PMUs), at most TLM_GROUP_MAX members,
+ * all served with interrupts off by one call. Inside a transaction one
+ * SNAPSHOT serves every member of ours, whoever leads.
  */
 static bool ndk_tlm_group_ok(struct perf_event *event)
 {
@@ -893,7 +893,7 @@ static bool ndk_tlm_group_ok(struct perf_event *event)
 
 	if (leader == event)
 		return true;
-	if (leader->pmu != event->pmu)
+	if (leader->pmu != event->pmu && !is_software_event(leader))
 		return false;
 	if (leader->nr_siblings + 2 > TLM_GROUP_MAX)
 		return false;

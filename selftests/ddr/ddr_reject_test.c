@@ -172,23 +172,48 @@ TEST_F(ddr, group_with_other_hardware_pmu_einval)
 	close(lead);
 }
 
-/* hwtel refuses foreign group leaders, software ones included */
-TEST_F(ddr, software_leader_einval)
+/*
+ * A software leader is accepted, as upstream does: its DDR members count
+ * exactly (a dummy leader counts nothing itself); a member opened on CPU 0
+ * is moved to the PMU's CPU like any event. The core refuses a member
+ * under a leader on another CPU than the PMU's.
+ */
+TEST_F(ddr, software_leader_counts)
 {
 	static const uint64_t sw_ids[] = {
-		PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_TASK_CLOCK,
-		PERF_COUNT_SW_DUMMY,
+		PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_DUMMY,
 	};
 	unsigned int i;
-	int sw;
+	int sw, cam, rd;
 
 	for (i = 0; i < sizeof(sw_ids) / sizeof(sw_ids[0]); i++) {
 		sw = ddr_open(PERF_TYPE_SOFTWARE, sw_ids[i], -1, DDR_OWNER_CPU, -1, NULL);
 		ASSERT_GE(sw, 0);
-		EXPECT_EQ(EINVAL, ddr_open_errno(self->type, CAM_READ, sw, DDR_OWNER_CPU, -1, NULL))
-			TH_LOG("software leader %" PRIu64, sw_ids[i]);
-		EXPECT_EQ(EINVAL, ddr_open_errno(self->type, DDR_WRITES, sw, 0, -1, NULL))
-			TH_LOG("software leader %" PRIu64, sw_ids[i]);
+		cam = ddr_open(self->type, CAM_READ, sw, DDR_OWNER_CPU, -1, NULL);
+		rd = ddr_open(self->type, DDR_READS, sw, DDR_OWNER_CPU, -1, NULL);
+		EXPECT_GE(cam, 0)
+			TH_LOG("software leader %" PRIu64 ": %s", sw_ids[i], strerror(errno));
+		EXPECT_GE(rd, 0)
+			TH_LOG("software leader %" PRIu64 ": %s", sw_ids[i], strerror(errno));
+		if (cam >= 0 && rd >= 0) {
+			ASSERT_EQ(0, ddr_inject(self->pmu, "ddr_cam_read", 321 + i));
+			ASSERT_EQ(0, ddr_inject(self->pmu, "ddr_ddr_reads", 123 + i));
+			EXPECT_EQ(321ULL + i, ddr_count(cam));
+			EXPECT_EQ(123ULL + i, ddr_count(rd));
+		}
+		EXPECT_EQ(0, ddr_open_errno(self->type, DDR_WRITES, sw, 0, -1, NULL))
+			TH_LOG("member on CPU 0 under a leader on CPU %d", DDR_OWNER_CPU);
+		if (rd >= 0)
+			close(rd);
+		if (cam >= 0)
+			close(cam);
+		close(sw);
+
+		sw = ddr_open(PERF_TYPE_SOFTWARE, sw_ids[i], -1, 0, -1, NULL);
+		ASSERT_GE(sw, 0);
+		EXPECT_EQ(EINVAL, ddr_open_errno(self->type, CAM_READ, sw, 0, -1, NULL))
+			TH_LOG("member under a leader on CPU 0, not the PMU's CPU %d",
+			       DDR_OWNER_CPU);
 		close(sw);
 	}
 }
