@@ -7,12 +7,12 @@
  * Sampling happens in user space: one group read per PMU group (a PCIe
  * endpoint, a DDR controller's fixed and generic groups, one group per PMU
  * of -s perf:... events) at absolute CLOCK_MONOTONIC deadlines. In-kernel
- * sampling would need a timer event (cpu-clock) as group leader, and then
- * the group read goes to the leader's PMU: the PCIe PMU's read transaction
- * (one hardware SNAPSHOT for the whole group) is lost, members are read
- * one by one, and the uncore PMUs' event contexts do not take a software
- * leader on every kernel. User-space reads keep one snapshot per group and
- * let a trigger change the period or switch event sets between samples.
+ * sampling would need a timer event (cpu-clock) as group leader; on 6.1
+ * the group read then runs its transaction on the leader's PMU, so the PCIe
+ * PMU's one SNAPSHOT for the whole group is lost and members are read one
+ * by one (6.12 and 7.3 keep it). User-space reads keep one snapshot per
+ * group on every kernel and let a trigger change the period or switch event
+ * sets between samples.
  */
 #include <errno.h>
 #include <fcntl.h>
