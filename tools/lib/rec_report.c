@@ -47,6 +47,12 @@ static long trig_index(const struct rec_shot *s)
 	return s->cause == REC_CAUSE_NONE ? -1 : (long)s->pre;
 }
 
+/* The trigger sample is in the file (not so in a file cut in the ring) */
+static bool trig_in_file(const struct rec_shot *s)
+{
+	return trig_index(s) >= 0 && trig_index(s) < (long)s->nsamples;
+}
+
 static void fmt_val(char *buf, size_t size, float v)
 {
 	if (isnan(v))
@@ -107,9 +113,12 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 		if (!shot_on(o, sh))
 			continue;
 		fprintf(f, "\nshot %u: trigger %s", sh->number, cause_name(sh->cause));
-		if (ti >= 0)
+		if (trig_in_file(sh))
 			fprintf(f, " at sample %ld, %u before it, %ld after it%s\n", ti, sh->pre,
 				(long)sh->nsamples - ti - 1, sh->ended ? "" : " (shot cut short)");
+		else if (ti >= 0)
+			fprintf(f, " at sample %ld, not in the file (cut short %ld samples before it)\n",
+				ti, ti - (long)sh->nsamples);
 		else
 			fprintf(f, " (stopped while armed: the ring only)\n");
 		fprintf(f, "%3s %8s %12s", "", "sample", "ms");
@@ -121,7 +130,11 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 			long rel = ti >= 0 ? (long)i - ti : (long)i;
 			char v[32];
 
-			if (o->context && ti >= 0 && labs(rel) > (long)o->context)
+			/* around the trigger, or the last samples before a cut */
+			if (o->context && trig_in_file(sh) && labs(rel) > (long)o->context)
+				continue;
+			if (o->context && ti >= 0 && !trig_in_file(sh) &&
+			    i + o->context < sh->nsamples)
 				continue;
 			fprintf(f, "%-3s %+8ld %+12.3f",
 				sample_untrusted(sm, ut) ? (rel == 0 && ti >= 0 ? "!>>" : "!") :
@@ -383,10 +396,17 @@ static int view_svg(FILE *f, const struct rec_capture *c, const struct rec_view_
 	}
 	x0 = (double)c->samples[sh->first].mono_ns;
 	x1 = (double)c->samples[sh->first + sh->nsamples - 1].mono_ns;
+	/* a file cut before its trigger: the axis runs on to the trigger */
+	if (trig_index(sh) >= 0) {
+		x0 = fmin(x0, (double)sh->trig_mono_ns);
+		x1 = fmax(x1, (double)sh->trig_mono_ns);
+	}
 	if (x1 <= x0)
 		x1 = x0 + 1;
-	fprintf(f, "<text x=\"%d\" y=\"18\">shot %u, trigger: %s; shaded: before the trigger; red: the trigger sample</text>\n",
-		L, sh->number, cause_name(sh->cause));
+	fprintf(f, "<text x=\"%d\" y=\"18\">shot %u, trigger: %s; shaded: before the trigger; red: the trigger %s</text>\n",
+		L, sh->number, cause_name(sh->cause),
+		trig_index(sh) < 0 || trig_in_file(sh) ? "sample" :
+		"(not in the file: cut short before it)");
 	for (k = 0; k < n; k++) {
 		unsigned int t = tr(o, k);
 		int y = T + (int)k * (PH + 20);

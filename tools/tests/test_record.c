@@ -676,6 +676,87 @@ TEST(rec_views_parse)
 	free(buf);
 }
 
+/*
+ * A file cut inside the ring flush holds fewer samples than the shot's
+ * "pre": the trigger sample is not in it. The text view says so and shows
+ * the last samples it has; the SVG keeps every mark on its canvas.
+ */
+TEST(rec_views_cut_before_trigger)
+{
+	unsigned int pushed, rows = 0;
+	size_t len, cut;
+	unsigned char *buf = record_file(&len, &pushed);
+	struct rec_view_opts o = { .view = REC_VIEW_TEXT, .context = 5, .shot = -1 };
+	struct rec_capture c;
+	char err[200], *out = NULL, *p;
+	size_t n;
+	FILE *f;
+
+	CHECK(buf != NULL);
+	if (!buf)
+		return;
+	/* the first cut that leaves 100 to 200 samples of the 1000 before */
+	for (cut = 400; cut < len; cut += 16) {
+		if (rec_read_mem(buf, cut, &c, err, sizeof(err)) == 0) {
+			if (c.nshots == 1 && c.shots[0].nsamples >= 100 &&
+			    c.shots[0].nsamples <= 200)
+				break;
+			rec_capture_free(&c);
+		}
+	}
+	CHECK(cut < len);
+	if (cut >= len) {
+		free(buf);
+		return;
+	}
+	CHECK_EQ(c.shots[0].pre, 1000);
+
+	f = open_memstream(&out, &n);
+	CHECK_EQ(rec_view(f, &c, &o), 0);
+	fclose(f);
+	CHECK(!strstr(out, "after it"));
+	snprintf(err, sizeof(err),
+		 "shot 0: trigger condition at sample 1000, not in the file (cut short %u samples before it)\n",
+		 1000 - c.shots[0].nsamples);
+	CHECK(strstr(out, err) != NULL);
+	if (!strstr(out, err))
+		printf("#   text view:\n%s", out);
+	/* the last 5 samples it has, numbered from the trigger */
+	snprintf(err, sizeof(err), "\n    %+8d ", -(int)(1000 - c.shots[0].nsamples + 1));
+	CHECK(strstr(out, err) != NULL);
+	for (p = strchr(out, '\n'); p; p = strchr(p + 1, '\n')) {
+		long rel;
+		char sign;
+
+		rows += sscanf(p + 1, "    %c%ld", &sign, &rel) == 2 &&
+			(sign == '-' || sign == '+');
+	}
+	CHECK_EQ(rows, 5);
+	free(out);
+
+	out = NULL;
+	o.view = REC_VIEW_SVG;
+	f = open_memstream(&out, &n);
+	CHECK_EQ(rec_view(f, &c, &o), 0);
+	fclose(f);
+	/* every x on the 900-px canvas */
+	for (p = strstr(out, " x"); p; p = strstr(p + 1, " x")) {
+		double x;
+
+		if (sscanf(p, " x=\"%lf\"", &x) == 1 || sscanf(p, " x1=\"%lf\"", &x) == 1 ||
+		    sscanf(p, " x2=\"%lf\"", &x) == 1) {
+			CHECK(x >= 0 && x <= 900);
+			if (!(x >= 0 && x <= 900)) {
+				printf("#   %.60s\n", p);
+				break;
+			}
+		}
+	}
+	free(out);
+	rec_capture_free(&c);
+	free(buf);
+}
+
 /* ---- the commands' option errors (no PMU needed: they come first) ---- */
 #include "cli.h"
 
