@@ -7,7 +7,7 @@
  *   hwtel gpu [-t SEC | -- COMMAND] [-w [-n N]] [-j | -x SEP]
  *             [--prometheus FILE [-q]] [--opp FILE] [--initial-opp MHZ:MV]
  *             [--source auto|mali|drm] [--sample MS] [--no-hold]
- *             [--debugfs DIR] [--no-proc-events]
+ *             [--debugfs DIR] [--no-proc-events] [--buffer-events N]
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -40,6 +40,7 @@ struct gpu_opts {
 	const char *source;
 	long sample_ms;
 	long count;
+	unsigned long buffer_events;
 	const char *csv_sep, *prom_file, *opp_file, *debugfs;
 	bool initial_set;
 	uint32_t init_mhz, init_mv;
@@ -51,7 +52,7 @@ static void gpu_usage(FILE *f)
 	fputs("usage: hwtel gpu [-t SEC | -- COMMAND] [-w [-n N]] [-j | -x SEP]\n"
 	      "                 [--prometheus FILE [-q]] [--opp FILE] [--initial-opp MHZ:MV]\n"
 	      "                 [--source auto|mali|drm] [--sample MS] [--no-hold]\n"
-	      "                 [--debugfs DIR] [--no-proc-events]\n"
+	      "                 [--debugfs DIR] [--no-proc-events] [--buffer-events N]\n"
 	      "\n"
 	      "GPU power consumers per process from the Mali Utgard internal profiling\n"
 	      "(debugfs mali/profiling/) or from the DRM fdinfo usage stats and devfreq\n"
@@ -73,6 +74,8 @@ static void gpu_usage(FILE *f)
 	      "      --debugfs DIR      debugfs mount point (default $HWTEL_DEBUGFS or\n"
 	      "                         /sys/kernel/debug)\n"
 	      "      --no-proc-events   names from /proc only (no proc connector)\n"
+	      "      --buffer-events N  mali: events the driver's buffer holds (default\n"
+	      "                         1048576): a recording of N events filled it\n"
 	      "  -- COMMAND             measure while COMMAND runs instead of -t SEC\n"
 	      "\n"
 	      "See hwtel(1).\n", f);
@@ -90,7 +93,7 @@ static int gpu_usage_error(const char *fmt, const char *arg)
 static int gpu_parse(int argc, char **argv, struct gpu_opts *o)
 {
 	enum { OPT_PROM = 256, OPT_OPP, OPT_INIT, OPT_DEBUGFS, OPT_NOPROC, OPT_SOURCE,
-	       OPT_SAMPLE, OPT_NOHOLD };
+	       OPT_SAMPLE, OPT_NOHOLD, OPT_BUFFER };
 	static const struct option lopts[] = {
 		{ "interval", required_argument, NULL, 't' },
 		{ "watch", no_argument, NULL, 'w' },
@@ -106,6 +109,7 @@ static int gpu_parse(int argc, char **argv, struct gpu_opts *o)
 		{ "source", required_argument, NULL, OPT_SOURCE },
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "no-hold", no_argument, NULL, OPT_NOHOLD },
+		{ "buffer-events", required_argument, NULL, OPT_BUFFER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -117,6 +121,7 @@ static int gpu_parse(int argc, char **argv, struct gpu_opts *o)
 	o->interval = 1.0;
 	o->source = "auto";
 	o->sample_ms = 100;
+	o->buffer_events = 1048576;	/* MALI_PROFILING_MAX_BUFFER_ENTRIES */
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:t:wn:jx:qh", lopts, NULL)) != -1) {
@@ -194,6 +199,13 @@ static int gpu_parse(int argc, char **argv, struct gpu_opts *o)
 			break;
 		case OPT_NOHOLD:
 			o->no_hold = true;
+			break;
+		case OPT_BUFFER:
+			errno = 0;
+			o->buffer_events = strtoul(optarg, &end, 10);
+			if (errno || *end || !isdigit((unsigned char)optarg[0]) || !o->buffer_events)
+				return gpu_usage_error("argument --buffer-events: invalid value '%s'",
+						       optarg);
 			break;
 		case 'h':
 			gpu_usage(stdout);
@@ -596,6 +608,7 @@ int hwtel_gpu_main(int argc, char **argv)
 	free(table);
 	if (o.initial_set)
 		hwtel_gpu_set_initial_opp(g, o.init_mhz, o.init_mv);
+	hwtel_gpu_set_buffer_events(g, o.buffer_events);
 	if (!o.no_proc && hwtel_gpu_procmon_start(&pm))
 		fprintf(stderr, "hwtel: warning: no process events (%s): processes that exit before the report are shown by PID\n",
 			hwtel_last_error());

@@ -150,6 +150,10 @@ struct hwtel_gpu_report {
 	/* STOPs that were the first event of an idle unit after a record gap:
 	 * their START was lost (in the gap, or past the driver's buffer) */
 	unsigned long lost_starts;
+	/* Appended: recordings that filled the driver's buffer (their events
+	 * past it were dropped); see hwtel_gpu_set_buffer_events() */
+	unsigned long overflows;
+	uint64_t overflow_ns;		/* their time after the last recorded event */
 };
 
 struct hwtel_gpu;
@@ -171,6 +175,13 @@ void hwtel_gpu_set_initial_opp(struct hwtel_gpu *g, uint32_t mhz, uint32_t mv);
  */
 int hwtel_gpu_add_life(struct hwtel_gpu *g, int pid, uint64_t start_ns,
 		       uint64_t end_ns, const char *comm, const char *cmdline);
+/*
+ * The number of events the driver's profiling buffer holds (the Mali
+ * driver's limit; 0: unknown, the default). A recording of that many lines
+ * or more filled it: the driver dropped what came after, so the recording
+ * is known only up to its last event. See hwtel_gpu_interval().
+ */
+void hwtel_gpu_set_buffer_events(struct hwtel_gpu *g, unsigned long n);
 /* Diagnostics go to @f (NULL: none), one line each, prefixed @prefix. */
 void hwtel_gpu_set_diag(struct hwtel_gpu *g, FILE *f, const char *prefix);
 /* Start of the first interval (UNIX ns). */

@@ -246,14 +246,17 @@ struct hwtel_gpu {
 	uint64_t t0, cum_t0;
 	bool begun;
 
+	unsigned long buffer_events;	/* the driver's buffer, 0: unknown */
+
 	struct hwtel_gpu_report rep[NSETS];
 	unsigned long cnt[NSETS][16];
 	uint64_t unbilled[NSETS][HWTEL_GPU_UNITS];
+	uint64_t overflow_ns[NSETS];
 };
 
 /* indices of cnt[] = report counters in their order */
 enum { C_LINES, C_MALFORMED, C_OOO, C_STOP, C_START, C_OPEN, C_IGN, C_DVFS, C_LOST_STOP,
-       C_LOST_START };
+       C_LOST_START, C_OVERFLOW };
 
 static void diag(struct hwtel_gpu *g, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -331,6 +334,11 @@ void hwtel_gpu_set_initial_opp(struct hwtel_gpu *g, uint32_t mhz, uint32_t mv)
 	g->mhz = mhz;
 	g->mv = mv;
 	note_known(g);
+}
+
+void hwtel_gpu_set_buffer_events(struct hwtel_gpu *g, unsigned long n)
+{
+	g->buffer_events = n;
 }
 
 void hwtel_gpu_set_diag(struct hwtel_gpu *g, FILE *f, const char *prefix)
@@ -912,18 +920,23 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 	r->lost_stops = g->cnt[s][C_LOST_STOP];
 	r->lost_starts = g->cnt[s][C_LOST_START];
 	memcpy(r->unbilled_ns, g->unbilled[s], sizeof(r->unbilled_ns));
+	r->overflows = g->cnt[s][C_OVERFLOW];
+	r->overflow_ns = g->overflow_ns[s];
 	return 0;
 }
 
 int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
 		       const struct hwtel_gpu_report **out)
 {
-	uint64_t t0;
+	uint64_t t0, known;
 	unsigned int i;
+	bool full;
 	size_t k;
 	int ret;
 
 	hwtel_clear_error();
+	/* the lines fed since the last interval are this recording's */
+	full = g->buffer_events && g->cnt[SET_IVL][C_LINES] >= g->buffer_events;
 	qsort(g->ev, g->nev, sizeof(*g->ev), ev_cmp);
 	if (!g->begun)
 		hwtel_gpu_begin(g, g->nev ? g->ev[0].ts_ns : t1_ns);
@@ -936,10 +949,25 @@ int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
 	if (t1_ns < g->now)
 		t1_ns = g->now;
 	/*
+	 * A recording that filled the driver's buffer is known only up to its
+	 * last event (the driver dropped the rest): from there on it is a
+	 * record gap.
+	 */
+	known = t1_ns;
+	if (full) {
+		known = g->now;
+		diag(g, "the recording filled the driver's buffer (%lu events): the events after line %lu were dropped, its last %.3f ms are unknown",
+		     g->buffer_events, g->line, (double)(t1_ns - known) / 1e6);
+		count(g, C_OVERFLOW);
+		g->overflow_ns[SET_IVL] += t1_ns - known;
+		g->overflow_ns[SET_CUM] += t1_ns - known;
+	}
+	/*
 	 * The end of the interval is a record gap: the events until the next
 	 * recording starts are lost. A job that was running at the previous
 	 * gap and has not stopped since is closed at that gap; one running now
-	 * is counted up to here and billed after here only if its STOP comes.
+	 * is counted up to here (up to the last event of a full recording) and
+	 * billed after that only if its STOP comes.
 	 */
 	for (i = 0; i < HWTEL_GPU_UNITS; i++) {
 		struct unit_state *u = &g->unit[i];
@@ -947,13 +975,15 @@ int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
 		u->fresh = true;
 		if (!u->open)
 			continue;
-		account(g, i, t1_ns);
+		account(g, i, known);
 		if (u->gap) {
+			account(g, i, t1_ns);
 			gap_cut(g, i, 0);
 			continue;
 		}
 		count(g, C_OPEN);
 		u->gap = true;
+		account(g, i, t1_ns);	/* held, as the time after a gap */
 	}
 	g->now = t1_ns;
 	t0 = g->t0;
@@ -968,6 +998,7 @@ int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
 	memset(&g->total[SET_IVL], 0, sizeof(g->total[SET_IVL]));
 	memset(g->cnt[SET_IVL], 0, sizeof(g->cnt[SET_IVL]));
 	memset(g->unbilled[SET_IVL], 0, sizeof(g->unbilled[SET_IVL]));
+	g->overflow_ns[SET_IVL] = 0;
 	g->t0 = t1_ns;
 	if (ret)
 		return ret;

@@ -151,6 +151,12 @@ static int gpu_format_text_c(FILE *f, const struct hwtel_gpu_report *r)
 				r->lost_starts, r->lost_starts == 1 ? "" : "s");
 		fputc('\n', f);
 	}
+	if (r->overflows)
+		fprintf(f, "\nDriver buffer full: %lu recording%s filled it (the events after %s last one were dropped);\n  %s last %.3f ms %s unknown: jobs open then are billed up to %s last event\n",
+			r->overflows, r->overflows == 1 ? "" : "s", r->overflows == 1 ? "its" : "their",
+			r->overflows == 1 ? "its" : "their", (double)r->overflow_ns / 1e6,
+			r->overflows == 1 ? "are" : "together are",
+			r->overflows == 1 ? "its" : "each one's");
 	if (reused)
 		fputs("\nA PID was reused during the capture: one row per process.\n", f);
 	if (is_drm(r) && r->estimated_ns) {
@@ -327,6 +333,15 @@ static int gpu_format_json_c(FILE *f, const struct hwtel_gpu_report *r)
 		hj_u64(&j, unbilled_of(r));
 		hj_obj_end(&j);
 	}
+	if (r->overflows) {
+		hj_key(&j, "overflow");
+		hj_obj_begin(&j);
+		hj_key(&j, "recordings");
+		hj_u64(&j, r->overflows);
+		hj_key(&j, "unknown_ns");
+		hj_u64(&j, r->overflow_ns);
+		hj_obj_end(&j);
+	}
 	hj_obj_end(&j);
 	fputc('\n', f);
 	return ferror(f) ? -EIO : 0;
@@ -408,6 +423,14 @@ static int gpu_format_csv_c(FILE *f, const struct hwtel_gpu_report *r, const cha
 				fprintf(f, "%s%" PRIu64, sep, r->unbilled_ns[k]);
 		fprintf(f, "%s%lu%s%s%s%s\n", sep, r->lost_stops + r->lost_starts, sep, sep, sep,
 			sep);
+	}
+	if (r->overflows) {
+		/* jobs: the recordings that filled the driver's buffer */
+		fprintf(f, "overflow%s0%s", sep, sep);
+		for (k = 0; k < HWTEL_GPU_UNITS; k++)
+			if (unit_exists(r, k))
+				fputs(sep, f);
+		fprintf(f, "%s%lu%s%s%s%s\n", sep, r->overflows, sep, sep, sep, sep);
 	}
 	return ferror(f) ? -EIO : 0;
 }
@@ -506,6 +529,11 @@ static int gpu_format_prom_c(FILE *f, const struct hwtel_gpu_report *cum,
 		fputs("# HELP hwtel_gpu_unbilled_seconds_total Time jobs stayed open after a record gap without a STOP: not billed.\n"
 		      "# TYPE hwtel_gpu_unbilled_seconds_total counter\n", f);
 		fprintf(f, "hwtel_gpu_unbilled_seconds_total %.9f\n", (double)unbilled_of(cum) / 1e9);
+	}
+	if (cum->overflows) {
+		fputs("# HELP hwtel_gpu_buffer_overflows_total Recordings that filled the driver's profiling buffer (the events after were dropped).\n"
+		      "# TYPE hwtel_gpu_buffer_overflows_total counter\n", f);
+		fprintf(f, "hwtel_gpu_buffer_overflows_total %lu\n", cum->overflows);
 	}
 	/* power is rate() of the energy counter: no gauge of the interval */
 	(void)r;

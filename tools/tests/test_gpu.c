@@ -681,6 +681,68 @@ TEST(gpu_overflow_detected)
 	hwtel_gpu_free(g);
 }
 
+/*
+ * Issue 20, a recording that filled the driver's buffer: the driver drops
+ * the events past it, so the stream ends at its last recorded event and
+ * says nothing after it. A job open there is billed up to that event only;
+ * its time from there on is held like the time after a record gap (billed
+ * only if its STOP comes first on the unit in the next recording), and the
+ * overflow is reported. Buffer of 3 events: START PP0 (pid 7) at 1 ms,
+ * START PP1 (pid 8) at 2 ms, STOP PP1 at 3 ms; dropped: STOP PP0 at 4 ms.
+ */
+TEST(gpu_overflow_full_buffer)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	const struct hwtel_gpu_consumer *c;
+	char *out;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	hwtel_gpu_set_buffer_events(g, 3);
+	hwtel_gpu_begin(g, T0);
+	begin_stream();
+	ev(10, START(PP(0)), 7, 0);
+	ev(20, START(PP(1)), 8, 0);
+	ev(30, STOP(PP(1)), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 10 * MS, &r), 0);
+	if (!r) {
+		hwtel_gpu_free(g);
+		return;
+	}
+	c = find(r, 7, 0);
+	CHECK(c != NULL);
+	if (c)
+		CHECK_U64(c->busy_ns[1], 2 * MS);	/* 1 .. 3 ms, not 1 .. 10 */
+	CHECK_U64(r->busy_ns[1], 2 * MS);
+	CHECK_U64(r->energy_upj, upj(raw(2 * MS, 266, 1000) + raw(1 * MS, 266, 1000)));
+	CHECK_EQ(r->overflows, 1);
+	out = render(g, r);
+	CHECK_U64(r->overflow_ns, 7 * MS);
+	CHECK(strstr(out, "\nDriver buffer full: 1 recording filled it (the events after its last one were dropped);\n  its last 7.000 ms are unknown: jobs open then are billed up to its last event\n") != NULL);
+	CHECK(strstr(out, "\"overflow\": {\n        \"recordings\": 1,\n        \"unknown_ns\": 7000000\n") != NULL);
+	CHECK(strstr(out, "\nhwtel_gpu_buffer_overflows_total 1\n") != NULL);
+	CHECK(strstr(out, "\noverflow,0,,,,,,,,,,,1,,,,\n") != NULL);
+	free(out);
+	/* the next recording: a new job first on PP0, the old one's STOP was dropped */
+	begin_stream();
+	ev(150, START(PP(0)), 9, 0);
+	ev(160, STOP(PP(0)), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 20 * MS, &r), 0);
+	if (r) {
+		CHECK_U64(r->energy_upj, upj(raw(1 * MS, 266, 1000)));
+		CHECK_EQ(r->lost_stops, 1);
+		/* open from the last recorded event (3 ms) to the START (15 ms) */
+		CHECK_U64(r->unbilled_ns[1], 12 * MS);
+		CHECK_EQ(r->overflows, 0);
+	}
+	CHECK_U64(hwtel_gpu_cumulative(g)->energy_upj, upj(raw(4 * MS, 266, 1000)));
+	CHECK_EQ(hwtel_gpu_cumulative(g)->overflows, 1);
+	hwtel_gpu_free(g);
+}
+
 TEST(gpu_opp_file)
 {
 	struct hwtel_gpu_opp *t = NULL;
