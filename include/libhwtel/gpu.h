@@ -154,6 +154,10 @@ struct hwtel_gpu_report {
 	 * past it were dropped); see hwtel_gpu_set_buffer_events() */
 	unsigned long overflows;
 	uint64_t overflow_ns;		/* their time after the last recorded event */
+	/* Appended: busy time priced with a value carried over from before a
+	 * lone frequency or voltage event (the other value not given by the
+	 * event, its partner or the OPP table) */
+	uint64_t carried_ns;
 };
 
 struct hwtel_gpu;

@@ -4,8 +4,9 @@
 # hwtel gpu on the Mali model: the issue's scenario (two processes, PP0-PP3
 # and GP0, three DVFS changes in the three forms, one a SOFTWARE pair in
 # reverse order, a job spanning each change, a job before any DVFS event)
-# with energies computed here from P = C V^2 f, under the pair rule, with an
-# OPP table and with --initial-opp; the text table and the CSV agree.
+# with energies computed here from P = C V^2 f, each DVFS event taking effect
+# at once (a lone half keeps the other value in force), with an OPP table and
+# with --initial-opp; the text table and the CSV agree.
 
 . "$(dirname "$0")/gpu_lib.sh"
 gpu_need_model 16
@@ -33,8 +34,9 @@ job $B PP1 19000000 1000000"
 printf '%s\n' "$SCRIPT" > "$T/script"
 RUN="python3 $CTLPY $CTL \"\$(cat $T/script)\"; sleep 1"
 
-# operating points A = 200 MHz 900 mV, B = 400/1100, C = 300/1000 (ns:MHz:mV)
-A_PAIR="3000000:200:900 1000000:400:1100 3000000:400:1100 1000000:300:1000"
+# operating points A = 200 MHz 900 mV, B = 400/1100, C = 300/1000 (ns:MHz:mV);
+# J3 runs 10..11 ms at 200 MHz with the new 1100 mV
+A_PAIR="2000000:200:900 1000000:200:1100 1000000:400:1100 3000000:400:1100 1000000:300:1000"
 B_ALL="2000000:200:900 3000000:400:1100 3000000:300:1000 1000000:300:1000"
 e_a=$(upj "$A_PAIR")
 e_b=$(upj "$B_ALL")
@@ -58,16 +60,16 @@ PY
 }
 
 "$HW" gpu -j -- sh -c "$RUN" > "$T/pair.json" 2> "$T/pair.err"
-tap_eq "pair rule: exit 0, no diagnostics" "0:" "$?:$(cat "$T/pair.err")"
+tap_eq "no table: exit 0, no diagnostics" "0:" "$?:$(cat "$T/pair.err")"
 mapfile -t S < <(summary "$T/pair.json")
 tap_eq "process A: energy, busy GP0 PP0 PP1 PP2 PP3, jobs, unpriced" \
 	"$A $e_a 4000000 2000000 0 4000000 0 3 2000000" "${S[0]}"
 tap_eq "process B: energy, busy, jobs, unpriced" \
 	"$B $e_b 0 0 4000000 0 6000000 3 1000000" "${S[1]}"
-tap_eq "GPU total, unattributed 3 ms priced at the first point, 3 changes" \
-	"total $e_tot 3000000 $e_un 3 0 0" "${S[2]}"
-tap_eq "hand values: 10233 + 11188 = 21421 uPJ, unattributed 1827" \
-	"10233 11188 21421 1827" "$e_a $e_b $e_tot $e_un"
+tap_eq "GPU total, unattributed 3 ms priced at the first point, 5 changes" \
+	"total $e_tot 3000000 $e_un 5 0 0" "${S[2]}"
+tap_eq "hand values: 10534 + 11188 = 21722 uPJ, unattributed 1827" \
+	"10534 11188 21722 1827" "$e_a $e_b $e_tot $e_un"
 
 # the OPP table resolves the reverse pair at its first half (10 ms)
 printf '# MHz mV\n200 900\n300 1000\n400 1100\n' > "$T/opp"
@@ -86,16 +88,16 @@ tap_eq "--initial-opp 266:1000: A includes J1 at 1 PW" "$A $e_a3" \
 	"$(cut -d' ' -f1-2 <<< "${S[0]}")"
 tap_eq "--initial-opp: B includes J2's first ms" "$B $e_b3" \
 	"$(cut -d' ' -f1-2 <<< "${S[1]}")"
-tap_eq "--initial-opp: nothing unattributed, 3 changes" "0 3" \
+tap_eq "--initial-opp: nothing unattributed, 5 changes" "0 5" \
 	"$(cut -d' ' -f3,5 <<< "${S[2]}")"
 
 "$HW" gpu -- sh -c "$RUN" > "$T/pair.txt" 2>&1
 tap_check "text: the table title" grep -qx "GPU power consumers" "$T/pair.txt"
 row=$(grep -E "^ *$A " "$T/pair.txt" | awk '{print $2, $(NF-4), $(NF-3)}')
 tap_eq "text: A's row shows [PID], 3 jobs and the same energy in PJ" \
-	"[$A] 3 0.010233" "$row"
+	"[$A] 3 0.010534" "$row"
 tot=$(grep "GPU total" "$T/pair.txt" | awk '{print $(NF-2)}')
-tap_eq "text: GPU total energy" "0.021421" "$tot"
+tap_eq "text: GPU total energy" "0.021722" "$tot"
 tap_check "text: unattributed energy line" grep -q "Unattributed energy: 3.000 ms" "$T/pair.txt"
 
 "$HW" gpu -x ';' -- sh -c "$RUN" > "$T/pair.csv" 2>&1

@@ -170,6 +170,7 @@ struct acc {
 	uint64_t busy[HWTEL_GPU_UNITS];
 	uint64_t jobs[HWTEL_GPU_UNITS];
 	uint64_t unpriced_ns;
+	uint64_t carried_ns;	/* priced with a value carried over a lone half */
 	u128 raw;
 };
 
@@ -189,7 +190,7 @@ struct cons {
 
 /* Job time after a record gap, billed only when the job's STOP is seen */
 struct pending {
-	uint64_t busy, unpriced_ns;
+	uint64_t busy, unpriced_ns, carried_ns;
 	u128 raw;
 };
 
@@ -223,9 +224,8 @@ struct hwtel_gpu {
 
 	bool f_known, v_known;
 	uint32_t mhz, mv;
-	enum half pend;
-	uint32_t pend_val;
-	unsigned long pend_line;
+	enum half pend;		/* a lone half, waiting for the other one */
+	bool carried;		/* the other value of that half is the old one */
 	bool first_known;
 	struct hwtel_gpu_opp first;
 
@@ -536,10 +536,13 @@ static void account(struct hwtel_gpu *g, unsigned int unit, uint64_t ts)
 	if (u->gap) {
 		/* after a record gap: billed only if its STOP comes */
 		u->pend.busy += dt;
-		if (g->f_known && g->v_known)
+		if (g->f_known && g->v_known) {
 			u->pend.raw += (u128)dt * g->mv * g->mv * g->mhz;
-		else
+			if (g->carried)
+				u->pend.carried_ns += dt;
+		} else {
 			u->pend.unpriced_ns += dt;
+		}
 		return;
 	}
 	for (s = 0; s < NSETS; s++) {
@@ -548,10 +551,13 @@ static void account(struct hwtel_gpu *g, unsigned int unit, uint64_t ts)
 
 		for (k = 0; k < 2; k++) {
 			as[k]->busy[unit] += dt;
-			if (g->f_known && g->v_known)
+			if (g->f_known && g->v_known) {
 				as[k]->raw += (u128)dt * g->mv * g->mv * g->mhz;
-			else
+				if (g->carried)
+					as[k]->carried_ns += dt;
+			} else {
 				as[k]->unpriced_ns += dt;
+			}
 		}
 	}
 }
@@ -580,6 +586,7 @@ static void gap_confirm(struct hwtel_gpu *g, unsigned int unit)
 			as[k]->busy[unit] += u->pend.busy;
 			as[k]->raw += u->pend.raw;
 			as[k]->unpriced_ns += u->pend.unpriced_ns;
+			as[k]->carried_ns += u->pend.carried_ns;
 		}
 	}
 	memset(&u->pend, 0, sizeof(u->pend));
@@ -638,6 +645,13 @@ static void set_opp(struct hwtel_gpu *g, uint64_t ts, const uint32_t *f, const u
 	note_known(g);
 }
 
+static void set_carried(struct hwtel_gpu *g, uint64_t ts, bool carried)
+{
+	if (g->carried != carried)
+		account_all(g, ts);
+	g->carried = carried;
+}
+
 static int table_by_freq(const struct hwtel_gpu *g, uint32_t mhz)
 {
 	unsigned int i;
@@ -663,49 +677,36 @@ static int table_by_volt(const struct hwtel_gpu *g, uint32_t mv)
 	return found;
 }
 
+/*
+ * A SOFTWARE frequency or voltage event takes effect at once (the seed's
+ * rule): the other value comes from the OPP table, else it stays the one
+ * in force, "carried" until the other half of the change comes. A repeat
+ * of the value in force (requested, then actual) changes nothing.
+ */
 static void dvfs_half(struct hwtel_gpu *g, const struct hwtel_gpu_event *e, enum half kind)
 {
 	uint32_t val = e->d[0];
-	const char *what = kind == HALF_FREQ ? "frequency" : "voltage";
-	int t;
+	bool freq = kind == HALF_FREQ;
+	int t = -1;
 
-	if (g->ntable) {
-		t = kind == HALF_FREQ ? table_by_freq(g, val) : table_by_volt(g, val);
-		if (t >= 0) {
-			/* the table completes the pair at once */
-			if (g->pend != HALF_NONE) {
-				diag(g, "line %lu: %s change of line %lu superseded by the OPP table entry for line %lu",
-				     e->line, g->pend == HALF_FREQ ? "frequency" : "voltage",
-				     g->pend_line, e->line);
-				g->pend = HALF_NONE;
-			}
-			set_opp(g, e->ts_ns, &g->table[t].mhz, &g->table[t].mv);
-			return;
-		}
-		diag(g, "line %lu: %s %u %s is %s in the OPP table: paired with the next %s event",
-		     e->line, what, val, kind == HALF_FREQ ? "MHz" : "mV",
-		     t == -2 ? "ambiguous" : "not", kind == HALF_FREQ ? "voltage" : "frequency");
-	}
-	if (g->pend != HALF_NONE && g->pend != kind) {
-		uint32_t f = kind == HALF_FREQ ? val : g->pend_val;
-		uint32_t v = kind == HALF_VOLT ? val : g->pend_val;
-
-		g->pend = HALF_NONE;
-		set_opp(g, e->ts_ns, &f, &v);
+	if (freq ? g->f_known && g->mhz == val : g->v_known && g->mv == val)
 		return;
+	if (g->ntable) {
+		t = freq ? table_by_freq(g, val) : table_by_volt(g, val);
+		if (t < 0)
+			diag(g, "line %lu: %s %u %s is %s in the OPP table: the %s in force is kept",
+			     e->line, freq ? "frequency" : "voltage", val, freq ? "MHz" : "mV",
+			     t == -2 ? "ambiguous" : "not", freq ? "voltage" : "frequency");
 	}
-	if (g->pend == kind) {
-		/* the previous half never got its partner: it takes effect now, alone */
-		diag(g, "line %lu: the %s change of line %lu had no partner: applied alone here",
-		     e->line, what, g->pend_line);
-		if (kind == HALF_FREQ)
-			set_opp(g, e->ts_ns, &g->pend_val, NULL);
-		else
-			set_opp(g, e->ts_ns, NULL, &g->pend_val);
+	if (t >= 0) {
+		set_opp(g, e->ts_ns, &g->table[t].mhz, &g->table[t].mv);
+		g->pend = HALF_NONE;
+	} else {
+		set_opp(g, e->ts_ns, freq ? &val : NULL, freq ? NULL : &val);
+		/* the second half of a change, or the first */
+		g->pend = g->pend != HALF_NONE && g->pend != kind ? HALF_NONE : kind;
 	}
-	g->pend = kind;
-	g->pend_val = val;
-	g->pend_line = e->line;
+	set_carried(g, e->ts_ns, g->pend != HALF_NONE);
 }
 
 static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
@@ -806,12 +807,9 @@ static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
 			count(g, C_IGN);
 			return 0;
 		}
-		if (g->pend != HALF_NONE) {
-			diag(g, "line %lu: the %s change of line %lu had no partner: superseded",
-			     e->line, g->pend == HALF_FREQ ? "frequency" : "voltage", g->pend_line);
-			g->pend = HALF_NONE;
-		}
 		set_opp(g, ts, &e->d[0], &e->d[1]);
+		g->pend = HALF_NONE;
+		set_carried(g, ts, false);
 	} else {
 		count(g, C_IGN);
 	}
@@ -900,6 +898,7 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 	r->energy_pj = raw_to_pj(t->raw);
 	r->mean_pw = r->seconds > 0 ? r->energy_pj / r->seconds : 0;
 	r->unattributed_ns = t->unpriced_ns;
+	r->carried_ns = t->carried_ns;
 	r->unattributed_priced = g->first_known;
 	if (g->first_known)
 		r->unattributed_upj = raw_to_upj((u128)t->unpriced_ns * g->first.mv *

@@ -151,6 +151,9 @@ static int gpu_format_text_c(FILE *f, const struct hwtel_gpu_report *r)
 				r->lost_starts, r->lost_starts == 1 ? "" : "s");
 		fputc('\n', f);
 	}
+	if (r->carried_ns)
+		fprintf(f, "\nDVFS: %.3f ms priced after a lone frequency or voltage event, at its value and\n  the other value in force before it (not in an OPP table, its other half not seen yet)\n",
+			(double)r->carried_ns / 1e6);
 	if (r->overflows)
 		fprintf(f, "\nDriver buffer full: %lu recording%s filled it (the events after %s last one were dropped);\n  %s last %.3f ms %s unknown: jobs open then are billed up to %s last event\n",
 			r->overflows, r->overflows == 1 ? "" : "s", r->overflows == 1 ? "its" : "their",
@@ -321,6 +324,8 @@ static int gpu_format_json_c(FILE *f, const struct hwtel_gpu_report *r)
 	hj_u64(&j, r->ignored);
 	hj_key(&j, "dvfs_changes");
 	hj_u64(&j, r->dvfs_changes);
+	hj_key(&j, "dvfs_carried_ns");
+	hj_u64(&j, r->carried_ns);
 	hj_obj_end(&j);
 	if (lost_any(r)) {
 		hj_key(&j, "lost");

@@ -123,8 +123,8 @@ TEST(gpu_parse_fields)
  *   5  GPU FREQ_VOLT 200 MHz 900 mV            change 1 = A
  *   7  STOP  PP1
  *   8  START PP2 pid 100        J3 spans change 2
- *  10  SW VOLTS 1100 mV                        change 2, half
- *  11  SW FREQ  400 MHz                        change 2 = B, from 11 (pair rule)
+ *  10  SW VOLTS 1100 mV                        change 2, half: 200 MHz 1100 mV
+ *  11  SW FREQ  400 MHz                        change 2 = B, from 11
  *  12  STOP  PP2
  *  12  START PP3 pid 200        J4 spans change 3
  *  12  START GP0 pid 100        J5 spans change 3
@@ -172,14 +172,18 @@ TEST(gpu_scenario_pair_rule)
 		hwtel_gpu_free(g);
 		return;
 	}
-	/* pid 100: J1 2 ms unknown; J3 3 ms at A + 1 ms at B; J5 3 ms at B + 1 ms at C */
-	ra = raw(3 * MS, 200, 900) + raw(1 * MS, 400, 1100) +
+	/*
+	 * pid 100: J1 2 ms unknown; J3 2 ms at A, 1 ms at 200 MHz 1100 mV (the
+	 * volts half takes effect at once, the frequency carried over), 1 ms
+	 * at B; J5 3 ms at B + 1 ms at C
+	 */
+	ra = raw(2 * MS, 200, 900) + raw(1 * MS, 200, 1100) + raw(1 * MS, 400, 1100) +
 	     raw(3 * MS, 400, 1100) + raw(1 * MS, 300, 1000);
 	/* pid 200: J2 1 ms unknown + 2 ms at A; J4 3 ms at B + 3 ms at C; J6 1 ms at C */
 	rb = raw(2 * MS, 200, 900) + raw(3 * MS, 400, 1100) +
 	     raw(3 * MS, 300, 1000) + raw(1 * MS, 300, 1000);
-	/* by hand: 2.722e15 / 2.66e11 = 10233.08; 2.976e15 / 2.66e11 = 11187.97 */
-	CHECK_U64(upj(ra), 10233);
+	/* by hand: 2.802e15 / 2.66e11 = 10533.83; 2.976e15 / 2.66e11 = 11187.97 */
+	CHECK_U64(upj(ra), 10534);
 	CHECK_U64(upj(rb), 11188);
 	CHECK_EQ(r->nconsumers, 2);
 	a = find(r, 100, 0);
@@ -189,10 +193,10 @@ TEST(gpu_scenario_pair_rule)
 		hwtel_gpu_free(g);
 		return;
 	}
-	CHECK_U64(a->energy_upj, 10233);
+	CHECK_U64(a->energy_upj, 10534);
 	CHECK_U64(b->energy_upj, 11188);
 	CHECK_U64(r->energy_upj, upj(ra + rb));
-	CHECK_U64(r->energy_upj, 21421);
+	CHECK_U64(r->energy_upj, 21722);
 	CHECK(r->consumers[0].pid == 200);	/* sorted by energy */
 	CHECK_U64(a->busy_ns[1], 2 * MS);	/* PP0 */
 	CHECK_U64(a->busy_ns[3], 4 * MS);	/* PP2 */
@@ -212,7 +216,10 @@ TEST(gpu_scenario_pair_rule)
 	CHECK(r->unattributed_priced);
 	CHECK_U64(r->unattributed_upj, 1827);
 	CHECK_U64(r->unattributed_upj, upj(raw(3 * MS, 200, 900)));
-	CHECK_EQ(r->dvfs_changes, 3);
+	/* A; the volts and the frequency of B; the frequency and volts of C */
+	CHECK_EQ(r->dvfs_changes, 5);
+	/* J3 from 10 to 11 ms; C's halves share a timestamp */
+	CHECK_U64(r->carried_ns, 1 * MS);
 	CHECK_EQ(r->open_at_end, 1);
 	CHECK_EQ(r->lines, 16);
 	CHECK_EQ(r->malformed, 0);
@@ -270,12 +277,13 @@ TEST(gpu_initial_opp)
 	CHECK(a != NULL);
 	if (a && r) {
 		/* J1: 2 ms at the reference point = 2 ms x 1 PW = 2000 uPJ */
-		CHECK_U64(a->energy_upj, upj(raw(2 * MS, 266, 1000) + raw(3 * MS, 200, 900) +
-					     raw(4 * MS, 400, 1100) + raw(1 * MS, 300, 1000)));
-		CHECK_U64(a->energy_upj, 12233);
+		CHECK_U64(a->energy_upj, upj(raw(2 * MS, 266, 1000) + raw(2 * MS, 200, 900) +
+					     raw(1 * MS, 200, 1100) + raw(4 * MS, 400, 1100) +
+					     raw(1 * MS, 300, 1000)));
+		CHECK_U64(a->energy_upj, 12534);
 		CHECK_U64(a->unpriced_ns, 0);
 		CHECK_U64(r->unattributed_ns, 0);
-		CHECK_EQ(r->dvfs_changes, 3);
+		CHECK_EQ(r->dvfs_changes, 5);
 	}
 	hwtel_gpu_free(g);
 }
@@ -384,7 +392,7 @@ TEST(gpu_anomalies)
 	hwtel_gpu_free(g);
 }
 
-/* Lone halves: a second frequency before any voltage applies the first alone */
+/* Lone halves take effect at once; a FREQ_VOLT at the point in force changes nothing */
 TEST(gpu_lone_halves)
 {
 	struct hwtel_gpu *g = hwtel_gpu_new();
@@ -397,17 +405,20 @@ TEST(gpu_lone_halves)
 	hwtel_gpu_begin(g, T0);
 	sf = open_memstream(&buf, &len);
 	ev(0, START(GP0), 1, 0);
-	ev(10, SW_FREQ, 133, 0);	/* pending */
-	ev(20, SW_FREQ, 532, 0);	/* 133 MHz applied alone from here, 532 pending */
-	ev(30, GPU_FV, 532, 1000);	/* supersedes the pending half */
+	ev(10, SW_FREQ, 133, 0);	/* 133 MHz from here, 1000 mV carried */
+	ev(20, SW_FREQ, 532, 0);	/* 532 MHz from here, 1000 mV carried */
+	ev(30, GPU_FV, 532, 1000);	/* confirms the point in force */
 	ev(40, STOP(GP0), 0, 0);
 	fclose(sf);
 	CHECK_EQ(hwtel_gpu_feed(g, buf, len), 0);
 	free(buf);
 	CHECK_EQ(hwtel_gpu_interval(g, T0 + 4 * MS, &r), 0);
-	/* 2 ms at 266 MHz + 1 ms at 133 + 1 ms at 532 (all 1 V) = 2000+500+2000 uPJ */
-	CHECK(r && r->energy_upj == 4500);
+	/* 1 ms at 266 MHz + 1 ms at 133 + 2 ms at 532 (all 1 V) = 1000+500+4000 uPJ */
+	CHECK_U64(upj(raw(1 * MS, 266, 1000) + raw(1 * MS, 133, 1000) + raw(2 * MS, 532, 1000)),
+		  5500);
+	CHECK(r && r->energy_upj == 5500);
 	CHECK(r && r->dvfs_changes == 2);
+	CHECK(r && r->carried_ns == 2 * MS);
 	hwtel_gpu_free(g);
 }
 
@@ -421,6 +432,59 @@ static int feed_stream(struct hwtel_gpu *g)
 	free(stream);
 	stream = NULL;
 	return ret;
+}
+
+/*
+ * Issue 20, "lone frequency events lag a whole DVFS period": a frequency-only
+ * stream (the platform code reports no voltage) with the voltage known
+ * (--initial-opp here; the OPP table below). The seed's rule: a change takes
+ * effect when its event comes, the other value staying what it was. The
+ * issue's probe: a job of 11 ms at 200 MHz 1000 mV, the frequency goes to
+ * 400 MHz at 4 ms: 4 ms at 200 + 7 ms at 400 = 13533.8 uPJ (the issue's
+ * 13533, truncated), not 11 ms at 200 = 8270.7 uPJ.
+ */
+TEST(gpu_lone_freq_at_once)
+{
+	static const struct hwtel_gpu_opp t[] = { { 200, 900 }, { 400, 1100 } };
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 200, 1000);
+	hwtel_gpu_begin(g, T0);
+	begin_stream();
+	ev(0, START(GP0), 1, 0);
+	ev(40, SW_FREQ, 400, 0);
+	ev(110, STOP(GP0), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 11 * MS, &r), 0);
+	CHECK_U64(upj(raw(11 * MS, 200, 1000)), 8271);
+	CHECK_U64(upj(raw(4 * MS, 200, 1000) + raw(7 * MS, 400, 1000)), 13534);
+	if (r) {
+		CHECK_U64(r->energy_upj, upj(raw(4 * MS, 200, 1000) + raw(7 * MS, 400, 1000)));
+		CHECK_EQ(r->dvfs_changes, 1);
+		CHECK(r->opp_known && r->opp.mhz == 400 && r->opp.mv == 1000);
+		/* priced with the voltage carried over from before the lone event */
+		CHECK_U64(r->carried_ns, 7 * MS);
+	}
+	hwtel_gpu_free(g);
+	/* with an OPP table the event's voltage comes from the table: nothing carried */
+	g = hwtel_gpu_new();
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	CHECK_EQ(hwtel_gpu_set_opp_table(g, t, 2), 0);
+	hwtel_gpu_begin(g, T0);
+	begin_stream();
+	ev(0, SW_FREQ, 200, 0);
+	ev(0, START(GP0), 1, 0);
+	ev(40, SW_FREQ, 400, 0);
+	ev(110, STOP(GP0), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 11 * MS, &r), 0);
+	if (r) {
+		CHECK_U64(r->energy_upj, upj(raw(4 * MS, 200, 900) + raw(7 * MS, 400, 1100)));
+		CHECK_U64(r->carried_ns, 0);
+	}
+	hwtel_gpu_free(g);
 }
 
 /* Every output format of @r (and the cumulative report), in one string */
