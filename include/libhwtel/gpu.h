@@ -5,15 +5,17 @@
  * DVFS tracking and pseudo-energy per process.
  *
  * Units (Documentation/userspace-api/hwtel.rst, "GPU power attribution"):
- *   frequency  MHz    (d0 of GPU_FREQ and FREQ_VOLT_CHANGE)
- *   voltage    mV     (d0 of GPU_VOLTS, d1 of FREQ_VOLT_CHANGE)
+ *   frequency  MHz    (d0 of GPU_FREQ and FREQ_VOLT_CHANGE; a value of
+ *                     100000 or more is Hz)
+ *   voltage    mV     (d0 of GPU_VOLTS, d1 of FREQ_VOLT_CHANGE; 100000 or
+ *                     more is uV)
  *   time       ns     (event timestamps, UNIX time)
  *   power      PW     pseudo-watt: P = C V^2 f with C = 1 / 266e6 PF, so one
  *                     unit busy at 266 MHz and 1 V draws 1 PW
  *   energy     PJ     pseudo-joule = PW x s; reported in micro-PJ (uPJ)
  *
- * Energy is accumulated exactly as an integer in mV^2 x MHz x ns;
- * 1 uPJ = HWTEL_GPU_UPJ_RAW of those (266 MHz x 1000^2 mV^2 x 1e9 ns / 1e6).
+ * Energy is accumulated exactly as an integer in uV^2 x Hz x ns; in
+ * mV^2 x MHz x ns, 1 uPJ = HWTEL_GPU_UPJ_RAW (266 MHz x 1000^2 mV^2 x 1e9 ns / 1e6).
  */
 #ifndef _LIBHWTEL_GPU_H
 #define _LIBHWTEL_GPU_H
@@ -158,6 +160,8 @@ struct hwtel_gpu_report {
 	 * lone frequency or voltage event (the other value not given by the
 	 * event, its partner or the OPP table) */
 	uint64_t carried_ns;
+	/* Appended: the operating point at t1 exactly (opp is rounded to MHz, mV) */
+	uint64_t opp_hz, opp_uv;
 };
 
 struct hwtel_gpu;

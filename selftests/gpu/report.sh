@@ -9,8 +9,8 @@
 # with --initial-opp; the text table and the CSV agree.
 
 . "$(dirname "$0")/gpu_lib.sh"
-gpu_need_model 16
-tap_plan 16
+gpu_need_model 18
+tap_plan 18
 
 if ! mali_up; then
 	tap_fail "load hwtel_sim_mali"
@@ -104,4 +104,25 @@ tap_check "text: unattributed energy line" grep -q "Unattributed energy: 3.000 m
 csv=$(awk -F';' -v a=$A '$1 == a {print $13 ";" $14}' "$T/pair.csv")
 tap_eq "CSV: A's jobs and energy_upj" "3;$e_a" "$csv"
 tap_eq "CSV: header" "pid;life;comm;busy_ns_GP0" "$(head -1 "$T/pair.csv" | cut -d';' -f1-4)"
+
+# Hz and uV, each value twice (requested, then actual), as another Exynos
+# platform code sends them: recognised by magnitude, the repeats change
+# nothing; at 1 ms the point goes to 400 MHz 1100 mV (volts first)
+HZ="freq 0 200000000
+freq 0 200000000
+volt 0 900000
+volt 0 900000
+job $A GP0 0 2000000
+volt 1000000 1100000
+volt 1000000 1100000
+freq 1000000 400000000
+freq 1000000 400000000"
+printf '%s\n' "$HZ" > "$T/hz"
+"$HW" gpu -j -- sh -c "python3 $CTLPY $CTL \"\$(cat $T/hz)\"; sleep 1" \
+	> "$T/hz.json" 2> "$T/hz.err"
+mapfile -t S < <(summary "$T/hz.json")
+tap_eq "Hz/uV: 1 ms at 200 MHz 900 mV + 1 ms at 400 MHz 1100 mV" \
+	"$A $(upj "1000000:200:900 1000000:400:1100")" "$(cut -d' ' -f1-2 <<< "${S[0]}")"
+tap_eq "Hz/uV: 4 changes (the repeats none), nothing unattributed" "0 4" \
+	"$(cut -d' ' -f3,5 <<< "${S[1]}")"
 tap_done

@@ -16,6 +16,12 @@
 
 __extension__ typedef unsigned __int128 u128;
 
+/* Energy is accumulated in ns x uV^2 x Hz: one uPJ is 266e6 Hz x (1e6 uV)^2 x 1e9 ns / 1e6 */
+#define UPJ_RAW		((u128)266000000u * 1000000000000ull * 1000u)
+/* A DVFS value of this or more is in Hz or uV, below in MHz or mV (no GPU
+ * runs at 100 GHz or 100 V, nor below 0.1 MHz or 0.1 V) */
+#define HZ_UV_MIN	100000u
+
 static const char *const unit_names[HWTEL_GPU_UNITS] = {
 	"GP0", "PP0", "PP1", "PP2", "PP3", "PP4", "PP5", "PP6", "PP7",
 };
@@ -223,11 +229,11 @@ struct hwtel_gpu {
 	unsigned int ntable;
 
 	bool f_known, v_known;
-	uint32_t mhz, mv;
+	uint64_t hz, uv;
 	enum half pend;		/* a lone half, waiting for the other one */
 	bool carried;		/* the other value of that half is the old one */
 	bool first_known;
-	struct hwtel_gpu_opp first;
+	uint64_t first_hz, first_uv;
 
 	struct life *lives;
 	unsigned int nlives;
@@ -323,16 +329,16 @@ static void note_known(struct hwtel_gpu *g)
 {
 	if (g->f_known && g->v_known && !g->first_known) {
 		g->first_known = true;
-		g->first.mhz = g->mhz;
-		g->first.mv = g->mv;
+		g->first_hz = g->hz;
+		g->first_uv = g->uv;
 	}
 }
 
 void hwtel_gpu_set_initial_opp(struct hwtel_gpu *g, uint32_t mhz, uint32_t mv)
 {
 	g->f_known = g->v_known = true;
-	g->mhz = mhz;
-	g->mv = mv;
+	g->hz = (uint64_t)mhz * 1000000u;
+	g->uv = (uint64_t)mv * 1000u;
 	note_known(g);
 }
 
@@ -537,7 +543,7 @@ static void account(struct hwtel_gpu *g, unsigned int unit, uint64_t ts)
 		/* after a record gap: billed only if its STOP comes */
 		u->pend.busy += dt;
 		if (g->f_known && g->v_known) {
-			u->pend.raw += (u128)dt * g->mv * g->mv * g->mhz;
+			u->pend.raw += (u128)dt * g->uv * g->uv * g->hz;
 			if (g->carried)
 				u->pend.carried_ns += dt;
 		} else {
@@ -552,7 +558,7 @@ static void account(struct hwtel_gpu *g, unsigned int unit, uint64_t ts)
 		for (k = 0; k < 2; k++) {
 			as[k]->busy[unit] += dt;
 			if (g->f_known && g->v_known) {
-				as[k]->raw += (u128)dt * g->mv * g->mv * g->mhz;
+				as[k]->raw += (u128)dt * g->uv * g->uv * g->hz;
 				if (g->carried)
 					as[k]->carried_ns += dt;
 			} else {
@@ -625,20 +631,20 @@ static void gap_cut(struct hwtel_gpu *g, unsigned int unit, unsigned long line)
 	u->open = false;
 }
 
-/* A new operating point from @ts on; @f/@v NULL = that value unchanged */
-static void set_opp(struct hwtel_gpu *g, uint64_t ts, const uint32_t *f, const uint32_t *v)
+/* A new operating point from @ts on (Hz, uV); @f/@v NULL = that value unchanged */
+static void set_opp(struct hwtel_gpu *g, uint64_t ts, const uint64_t *f, const uint64_t *v)
 {
-	bool same = (!f || (g->f_known && g->mhz == *f)) && (!v || (g->v_known && g->mv == *v));
+	bool same = (!f || (g->f_known && g->hz == *f)) && (!v || (g->v_known && g->uv == *v));
 
 	if (same)
 		return;
 	account_all(g, ts);
 	if (f) {
-		g->mhz = *f;
+		g->hz = *f;
 		g->f_known = true;
 	}
 	if (v) {
-		g->mv = *v;
+		g->uv = *v;
 		g->v_known = true;
 	}
 	count(g, C_DVFS);
@@ -652,23 +658,23 @@ static void set_carried(struct hwtel_gpu *g, uint64_t ts, bool carried)
 	g->carried = carried;
 }
 
-static int table_by_freq(const struct hwtel_gpu *g, uint32_t mhz)
+static int table_by_freq(const struct hwtel_gpu *g, uint64_t hz)
 {
 	unsigned int i;
 
 	for (i = 0; i < g->ntable; i++)
-		if (g->table[i].mhz == mhz)
+		if ((uint64_t)g->table[i].mhz * 1000000u == hz)
 			return (int)i;
 	return -1;
 }
 
-static int table_by_volt(const struct hwtel_gpu *g, uint32_t mv)
+static int table_by_volt(const struct hwtel_gpu *g, uint64_t uv)
 {
 	int found = -1;
 	unsigned int i;
 
 	for (i = 0; i < g->ntable; i++) {
-		if (g->table[i].mv == mv) {
+		if ((uint64_t)g->table[i].mv * 1000u == uv) {
 			if (found >= 0)
 				return -2;	/* ambiguous */
 			found = (int)i;
@@ -683,23 +689,32 @@ static int table_by_volt(const struct hwtel_gpu *g, uint32_t mv)
  * in force, "carried" until the other half of the change comes. A repeat
  * of the value in force (requested, then actual) changes nothing.
  */
+/* A DVFS value in Hz (uV), from Hz or MHz (uV or mV) by its magnitude */
+static uint64_t dvfs_value(uint32_t v, uint64_t scale)
+{
+	return v >= HZ_UV_MIN ? v : v * scale;
+}
+
 static void dvfs_half(struct hwtel_gpu *g, const struct hwtel_gpu_event *e, enum half kind)
 {
-	uint32_t val = e->d[0];
 	bool freq = kind == HALF_FREQ;
+	uint64_t val = dvfs_value(e->d[0], freq ? 1000000u : 1000u);
 	int t = -1;
 
-	if (freq ? g->f_known && g->mhz == val : g->v_known && g->mv == val)
+	if (freq ? g->f_known && g->hz == val : g->v_known && g->uv == val)
 		return;
 	if (g->ntable) {
 		t = freq ? table_by_freq(g, val) : table_by_volt(g, val);
 		if (t < 0)
 			diag(g, "line %lu: %s %u %s is %s in the OPP table: the %s in force is kept",
-			     e->line, freq ? "frequency" : "voltage", val, freq ? "MHz" : "mV",
+			     e->line, freq ? "frequency" : "voltage", e->d[0],
+			     e->d[0] >= HZ_UV_MIN ? (freq ? "Hz" : "uV") : (freq ? "MHz" : "mV"),
 			     t == -2 ? "ambiguous" : "not", freq ? "voltage" : "frequency");
 	}
 	if (t >= 0) {
-		set_opp(g, e->ts_ns, &g->table[t].mhz, &g->table[t].mv);
+		uint64_t f = (uint64_t)g->table[t].mhz * 1000000u, v = (uint64_t)g->table[t].mv * 1000u;
+
+		set_opp(g, e->ts_ns, &f, &v);
 		g->pend = HALF_NONE;
 	} else {
 		set_opp(g, e->ts_ns, freq ? &val : NULL, freq ? NULL : &val);
@@ -715,7 +730,7 @@ static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
 	unsigned int data = HWTEL_GPU_ID_DATA(e->id);
 	int unit = hwtel_gpu_channel_unit(ch);
 	struct unit_state *u = unit >= 0 ? &g->unit[unit] : NULL;
-	uint64_t ts = e->ts_ns;
+	uint64_t ts = e->ts_ns, f, v;
 	bool fresh = false;
 	int ret;
 
@@ -807,7 +822,9 @@ static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
 			count(g, C_IGN);
 			return 0;
 		}
-		set_opp(g, ts, &e->d[0], &e->d[1]);
+		f = dvfs_value(e->d[0], 1000000u);
+		v = dvfs_value(e->d[1], 1000u);
+		set_opp(g, ts, &f, &v);
 		g->pend = HALF_NONE;
 		set_carried(g, ts, false);
 	} else {
@@ -818,13 +835,12 @@ static int process(struct hwtel_gpu *g, const struct hwtel_gpu_event *e)
 
 static uint64_t raw_to_upj(u128 raw)
 {
-	return (uint64_t)((raw + HWTEL_GPU_UPJ_RAW / 2) / HWTEL_GPU_UPJ_RAW);
+	return (uint64_t)((raw + UPJ_RAW / 2) / UPJ_RAW);
 }
 
 static double raw_to_pj(u128 raw)
 {
-	return (double)(raw / HWTEL_GPU_UPJ_RAW) / 1e6 +
-	       (double)(raw % HWTEL_GPU_UPJ_RAW) / (double)HWTEL_GPU_UPJ_RAW / 1e6;
+	return (double)(raw / UPJ_RAW) / 1e6 + (double)(raw % UPJ_RAW) / (double)UPJ_RAW / 1e6;
 }
 
 static int cons_cmp(const void *a, const void *b)
@@ -901,12 +917,14 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 	r->carried_ns = t->carried_ns;
 	r->unattributed_priced = g->first_known;
 	if (g->first_known)
-		r->unattributed_upj = raw_to_upj((u128)t->unpriced_ns * g->first.mv *
-						 g->first.mv * g->first.mhz);
+		r->unattributed_upj = raw_to_upj((u128)t->unpriced_ns * g->first_uv *
+						 g->first_uv * g->first_hz);
 	r->opp_known = g->f_known && g->v_known;
 	if (r->opp_known) {
-		r->opp.mhz = g->mhz;
-		r->opp.mv = g->mv;
+		r->opp.mhz = (uint32_t)((g->hz + 500000u) / 1000000u);
+		r->opp.mv = (uint32_t)((g->uv + 500u) / 1000u);
+		r->opp_hz = g->hz;
+		r->opp_uv = g->uv;
 	}
 	r->lines = g->cnt[s][C_LINES];
 	r->malformed = g->cnt[s][C_MALFORMED];

@@ -77,6 +77,23 @@ static void name_of(const struct hwtel_gpu_consumer *c, char *buf, size_t size)
 		snprintf(buf, size, "[%d]", c->pid);
 }
 
+/* @v / @div with the fraction's trailing zeros left out */
+static void decimal(char *buf, size_t size, uint64_t v, uint64_t div)
+{
+	uint64_t frac = v % div;
+	int width = div == 1000000u ? 6 : 3;
+	size_t n;
+
+	if (!frac) {
+		snprintf(buf, size, "%" PRIu64, v / div);
+		return;
+	}
+	snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64, v / div, width, frac);
+	n = strlen(buf);
+	while (n && buf[n - 1] == '0')
+		buf[--n] = '\0';
+}
+
 static void upj_str(uint64_t upj, char *buf, size_t size)
 {
 	snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, upj / 1000000, upj % 1000000);
@@ -94,10 +111,16 @@ static int gpu_format_text_c(FILE *f, const struct hwtel_gpu_report *r)
 		r->seconds, HWTEL_GPU_REF_MHZ);
 	if (is_drm(r))
 		fputs("Source: DRM fdinfo usage stats and devfreq; busy ms per engine, jobs not counted\n", f);
-	if (r->opp_known)
-		fprintf(f, "Operating point at the end: %u MHz, %u mV\n", r->opp.mhz, r->opp.mv);
-	else
+	if (r->opp_known) {
+		char mhz[32], mv[32];
+
+		/* exact when the source gave Hz and uV */
+		decimal(mhz, sizeof(mhz), r->opp_hz ? r->opp_hz : r->opp.mhz * 1000000ull, 1000000u);
+		decimal(mv, sizeof(mv), r->opp_uv ? r->opp_uv : r->opp.mv * 1000ull, 1000u);
+		fprintf(f, "Operating point at the end: %s MHz, %s mV\n", mhz, mv);
+	} else {
 		fputs("Operating point at the end: unknown\n", f);
+	}
 	fputc('\n', f);
 	used_units(r, used);
 	fprintf(f, "%7s  %-16s", "PID", "Name");
@@ -229,6 +252,12 @@ static int gpu_format_json_c(FILE *f, const struct hwtel_gpu_report *r)
 		hj_uint(&j, r->opp.mhz);
 		hj_key(&j, "mv");
 		hj_uint(&j, r->opp.mv);
+		if (r->opp_hz) {
+			hj_key(&j, "hz");
+			hj_u64(&j, r->opp_hz);
+			hj_key(&j, "uv");
+			hj_u64(&j, r->opp_uv);
+		}
 		hj_obj_end(&j);
 	} else {
 		hj_null(&j);

@@ -505,6 +505,65 @@ static char *render(struct hwtel_gpu *g, const struct hwtel_gpu_report *r)
 	return out;
 }
 
+/* energy of @ns at @hz / @uv in micro-PJ: ns x uV^2 x Hz / (266e6 x 1e12 x 1e9 / 1e6) */
+static uint64_t upj_hz_uv(unsigned __int128 r)
+{
+	const unsigned __int128 one = (unsigned __int128)266000000 * 1000000000000ull * 1000;
+
+	return (uint64_t)((r + one / 2) / one);
+}
+
+/*
+ * Issue 20, "vendor units and duplicates": an Exynos mali_platform.c sends
+ * separate frequency and voltage events in Hz and uV, each twice (the
+ * requested value, then the actual one). A value of 100000 or more is Hz
+ * (frequency) or uV (voltage): no GPU runs at 100 GHz or 100 V, none below
+ * 0.1 MHz or 0.1 V. The repeats change nothing. Raising the point, the
+ * voltage goes first: at 1 ms 1012.5 mV (not a whole mV), then 400 MHz.
+ */
+TEST(gpu_hz_uv_duplicates)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	unsigned __int128 e;
+	char *out;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_begin(g, T0);
+	begin_stream();
+	ev(0, SW_FREQ, 266000000, 0);
+	ev(0, SW_FREQ, 266000000, 0);
+	ev(0, SW_VOLTS, 1000000, 0);
+	ev(0, SW_VOLTS, 1000000, 0);
+	ev(0, START(GP0), 1, 0);
+	ev(10, SW_VOLTS, 1012500, 0);
+	ev(10, SW_VOLTS, 1012500, 0);
+	ev(15, SW_FREQ, 400000000, 0);
+	ev(15, SW_FREQ, 400000000, 0);
+	ev(25, STOP(GP0), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 3 * MS, &r), 0);
+	/* 1 ms at 266 MHz 1 V, 0.5 ms at 266 MHz 1012.5 mV, 1 ms at 400 MHz 1012.5 mV */
+	e = (unsigned __int128)1000000 * 1000000 * 1000000 * 266000000 +
+	    (unsigned __int128)500000 * 1012500 * 1012500 * 266000000 +
+	    (unsigned __int128)1000000 * 1012500 * 1012500 * 400000000;
+	CHECK_U64(upj_hz_uv(e), 3054);	/* 1000 + 512.6 + 1541.6 */
+	if (r) {
+		CHECK_U64(r->energy_upj, upj_hz_uv(e));
+		CHECK_EQ(r->dvfs_changes, 4);
+		CHECK_U64(r->carried_ns, 500000);	/* the volts half waited for its frequency */
+		CHECK_U64(r->unattributed_ns, 0);
+		CHECK(r->opp_known && r->opp.mhz == 400 && r->opp.mv == 1013);
+		CHECK_U64(r->opp_hz, 400000000);
+		CHECK_U64(r->opp_uv, 1012500);
+		out = render(g, r);
+		CHECK(strstr(out, "\nOperating point at the end: 400 MHz, 1012.5 mV\n") != NULL);
+		CHECK(strstr(out, "\"mv\": 1013,\n        \"hz\": 400000000,\n        \"uv\": 1012500\n") != NULL);
+		free(out);
+	}
+	hwtel_gpu_free(g);
+}
+
 /*
  * Issue 20, phantom jobs: a job running when a recording stops whose STOP
  * falls in the record gap. The next recording has no event on its unit: the
