@@ -308,6 +308,9 @@ void hwtel_gpu_drm_set_initial_opp(struct hwtel_gpu_drm *d, uint32_t mhz, uint32
 /* Keep each client's file open (pidfd_getfd) so that its last usage is
  * read after it closed or its process exited (default on). */
 void hwtel_gpu_drm_set_hold(struct hwtel_gpu_drm *d, bool hold);
+/* The clock of the fdinfo reads (default hwtel_now_ns(), CLOCK_MONOTONIC);
+ * for tests */
+void hwtel_gpu_drm_set_clock(struct hwtel_gpu_drm *d, uint64_t (*now_ns)(void));
 /* First sample, the start of the first interval (UNIX ns): usage so far
  * is the baseline. Returns 0 or a negative errno. */
 int hwtel_gpu_drm_begin(struct hwtel_gpu_drm *d, uint64_t t0_ns);

@@ -413,6 +413,7 @@ struct hwtel_gpu_drm {
 	u128 bound, cbound;
 	unsigned long lost, clost, malformed, cmalformed, clients, cclients;
 	struct hwtel_gpu_report rep, cum;
+	uint64_t (*now)(void);		/* the clock of the reads */
 };
 
 static void drm_diag(struct hwtel_gpu_drm *d, const char *fmt, ...)
@@ -1047,6 +1048,7 @@ struct hwtel_gpu_drm *hwtel_gpu_drm_new(const char *procroot, const char *sysroo
 	snprintf(d->dbg, sizeof(d->dbg), "%s", debugfs ? debugfs : "/sys/kernel/debug");
 	d->own_proc = !procroot || !strcmp(procroot, "/proc");
 	d->hold = true;
+	d->now = hwtel_now_ns;
 	return d;
 }
 
@@ -1096,6 +1098,11 @@ void hwtel_gpu_drm_set_initial_opp(struct hwtel_gpu_drm *d, uint32_t mhz, uint32
 	d->init_set = true;
 	d->init_mhz = mhz;
 	d->init_mv = mv;
+}
+
+void hwtel_gpu_drm_set_clock(struct hwtel_gpu_drm *d, uint64_t (*now_ns)(void))
+{
+	d->now = now_ns ? now_ns : hwtel_now_ns;
 }
 
 void hwtel_gpu_drm_set_hold(struct hwtel_gpu_drm *d, bool hold)
