@@ -255,6 +255,10 @@ struct hwtel_gpu_fdinfo_engine {
 	uint64_t cycles;
 	uint64_t maxfreq_hz, curfreq_hz;	/* 0: not given */
 	bool has_busy, has_cycles;
+	/* drm-total-cycles-<name> (xe): cycles of the clock of drm-cycles that
+	 * passed; with it, drm-cycles is a busy share, not clock cycles */
+	bool has_total_cycles;
+	uint64_t total_cycles;
 };
 
 struct hwtel_gpu_fdinfo {
@@ -269,8 +273,9 @@ struct hwtel_gpu_fdinfo {
  * Parse the text of one fdinfo file. Lines that are not drm- keys, and
  * drm- keys this parser does not use (memory, pdev...), are skipped
  * silently; a malformed drm-driver, drm-client-id, drm-engine-,
- * drm-cycles-, drm-maxfreq- or drm-curfreq- line (no value, not a number,
- * a wrong unit, a duplicate, a name over 23 characters, a tenth engine) is
+ * drm-cycles-, drm-total-cycles-, drm-maxfreq- or drm-curfreq- line (no
+ * value, not a number, a wrong unit, a duplicate, a name over 23
+ * characters, a tenth engine) is
  * reported to @diag as "@what:LINE: reason", counted and skipped. Returns
  * 0 for a DRM client, -ENOENT when there is no drm-driver line (not a DRM
  * file), -EINVAL when drm-client-id is missing or malformed.

@@ -109,6 +109,7 @@ int hwtel_gpu_fdinfo_parse(const char *buf, size_t len, struct hwtel_gpu_fdinfo 
 		{ "drm-cycles-", NULL, 1 },
 		{ "drm-maxfreq-", "Hz", 2 },
 		{ "drm-curfreq-", "Hz", 3 },
+		{ "drm-total-cycles-", NULL, 4 },
 	};
 	bool have_driver = false, have_id = false, bad_id = false;
 	const char *p = buf, *end = buf + len;
@@ -224,6 +225,12 @@ int hwtel_gpu_fdinfo_parse(const char *buf, size_t len, struct hwtel_gpu_fdinfo 
 				break;
 			case 2:
 				e->maxfreq_hz = v;
+				break;
+			case 4:
+				if (e->has_total_cycles)
+					goto dup;
+				e->total_cycles = v;
+				e->has_total_cycles = true;
 				break;
 			default:
 				e->curfreq_hz = v;
@@ -372,12 +379,13 @@ struct drm_client {
 	int held;
 	int dvfs;
 	bool seen;
+	uint64_t t_read;		/* d->now() of the last read */
 	unsigned long malformed;
 	unsigned int nengines;
 	struct {
 		char name[24];
-		uint64_t busy, cycles;
-		bool has_cycles;
+		uint64_t busy, cycles, total;
+		bool has_cycles, share;	/* share: xe's cycles and total cycles */
 		uint64_t pdt, pdc;	/* pending: read, not priced yet */
 		bool pc;
 	} e[HWTEL_GPU_UNITS];
@@ -796,17 +804,39 @@ unpriced:
 	k->cunpriced += dt;
 }
 
-static void account(struct hwtel_gpu_drm *d, struct drm_client *c,
-		    const struct hwtel_gpu_fdinfo *fi, bool baseline)
+/*
+ * The busy ns of an engine that gives drm-cycles with drm-total-cycles (xe)
+ * from the previous read: its share of the wall time @wall between the two
+ * reads (up to the class's capacity times it). -1: a counter went back.
+ */
+static int64_t share_ns(const struct hwtel_gpu_fdinfo_engine *e, uint64_t cycles, uint64_t total,
+			uint64_t wall)
 {
+	uint64_t dc, dtot;
+
+	if (e->cycles < cycles || e->total_cycles < total)
+		return -1;
+	dc = e->cycles - cycles;
+	dtot = e->total_cycles - total;
+	if (!dtot)
+		return 0;
+	return (int64_t)(((u128)dc * wall + dtot / 2) / dtot);
+}
+
+static void account(struct hwtel_gpu_drm *d, struct drm_client *c,
+		    const struct hwtel_gpu_fdinfo *fi, bool baseline, uint64_t now)
+{
+	uint64_t wall = c->t_read && now > c->t_read ? now - c->t_read : 0;
 	unsigned int i, j;
 
+	c->t_read = now;
 	for (i = 0; i < fi->nengines; i++) {
 		const struct hwtel_gpu_fdinfo_engine *e = &fi->engine[i];
+		bool share = !e->has_busy && e->has_cycles && e->has_total_cycles;
 		uint64_t dt, dc = 0;
 		bool has_c;
 
-		if (!e->has_busy)
+		if (!e->has_busy && !share)
 			continue;
 		for (j = 0; j < c->nengines; j++)
 			if (!strcmp(c->e[j].name, e->name))
@@ -817,26 +847,48 @@ static void account(struct hwtel_gpu_drm *d, struct drm_client *c,
 			memset(&c->e[j], 0, sizeof(c->e[j]));
 			snprintf(c->e[j].name, sizeof(c->e[j].name), "%s", e->name);
 			c->e[j].has_cycles = e->has_cycles;
+			c->e[j].share = share;
 			c->nengines++;
-			if (baseline) {
+			/* cycle shares need a previous read: the first one is a baseline */
+			if (baseline || share) {
 				c->e[j].busy = e->busy_ns;
 				c->e[j].cycles = e->cycles;
+				c->e[j].total = e->total_cycles;
+				if (share)
+					continue;
 			}
 		}
-		if (e->busy_ns < c->e[j].busy) {
-			drm_diag(d, "client %" PRIu64 " engine %s: busy time went back from %" PRIu64 " to %" PRIu64 " ns: rebased",
-				 c->id, e->name, c->e[j].busy, e->busy_ns);
+		if (share || c->e[j].share) {
+			int64_t ns = share && c->e[j].share ?
+				     share_ns(e, c->e[j].cycles, c->e[j].total, wall) : -1;
+
+			if (ns < 0)
+				drm_diag(d, "client %" PRIu64 " engine %s: cycle counters went back or changed form: rebased",
+					 c->id, e->name);
 			c->e[j].busy = e->busy_ns;
 			c->e[j].cycles = e->cycles;
-			continue;
+			c->e[j].total = e->total_cycles;
+			c->e[j].share = share;
+			if (ns <= 0)
+				continue;
+			dt = (uint64_t)ns;
+			has_c = false;
+		} else {
+			if (e->busy_ns < c->e[j].busy) {
+				drm_diag(d, "client %" PRIu64 " engine %s: busy time went back from %" PRIu64 " to %" PRIu64 " ns: rebased",
+					 c->id, e->name, c->e[j].busy, e->busy_ns);
+				c->e[j].busy = e->busy_ns;
+				c->e[j].cycles = e->cycles;
+				continue;
+			}
+			dt = e->busy_ns - c->e[j].busy;
+			has_c = e->has_cycles && c->e[j].has_cycles && e->cycles >= c->e[j].cycles;
+			if (has_c)
+				dc = e->cycles - c->e[j].cycles;
+			c->e[j].busy = e->busy_ns;
+			c->e[j].cycles = e->cycles;
+			c->e[j].has_cycles = e->has_cycles;
 		}
-		dt = e->busy_ns - c->e[j].busy;
-		has_c = e->has_cycles && c->e[j].has_cycles && e->cycles >= c->e[j].cycles;
-		if (has_c)
-			dc = e->cycles - c->e[j].cycles;
-		c->e[j].busy = e->busy_ns;
-		c->e[j].cycles = e->cycles;
-		c->e[j].has_cycles = e->has_cycles;
 		if (c->e[j].pdt && !has_c)
 			c->e[j].pc = false;
 		else if (!c->e[j].pdt)
@@ -885,12 +937,14 @@ static int scan_fd(struct hwtel_gpu_drm *d, int pid, int fddir, int infodir, con
 	struct hwtel_gpu_fdinfo fi;
 	struct drm_client *c;
 	struct stat st;
+	uint64_t now;
 	ssize_t n;
 	int ret;
 
 	if (fstatat(fddir, fdname, &st, 0) || !S_ISCHR(st.st_mode))
 		return 0;
 	n = slurp_at(infodir, fdname, buf, sizeof(buf));
+	now = d->now();
 	if (n <= 0)
 		return 0;
 	snprintf(what, sizeof(what), "%s%s/%d/fdinfo/%s", d->prefix, d->proc, pid, fdname);
@@ -944,7 +998,7 @@ static int scan_fd(struct hwtel_gpu_drm *d, int pid, int fddir, int infodir, con
 	}
 	c->malformed = fi.malformed;
 	c->seen = true;
-	account(d, c, &fi, baseline);
+	account(d, c, &fi, baseline, now);
 	return 0;
 }
 
@@ -1011,7 +1065,7 @@ static int scan(struct hwtel_gpu_drm *d, bool baseline)
 			n = slurp_at(AT_FDCWD, name, buf, sizeof(buf));
 			if (n > 0 && !hwtel_gpu_fdinfo_parse(buf, (size_t)n, &fi, NULL, name) &&
 			    fi.client_id == c->id)
-				account(d, c, &fi, false);
+				account(d, c, &fi, false, d->now());
 			else
 				d->lost++, d->clost++;
 			close(c->held);

@@ -378,3 +378,108 @@ TEST(drm_sampler_estimate_and_lost)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	CHECK_EQ(system(cmd), 0);
 }
+
+/*
+ * Issue 20, "xe is invisible": xe prints no engine nanoseconds, but per
+ * engine class drm-cycles-<class> (cycles the client's work took) and
+ * drm-total-cycles-<class> (cycles of the GPU's timestamp clock that passed),
+ * Documentation/gpu/drm-usage-stats.rst; the busy share of the time between
+ * two reads is the first delta over the second (up to the class's
+ * drm-engine-capacity-<class> times that time). Here rcs is busy 1/4 of
+ * 100 ms, the four ccs engines together 2 x 100 ms; xe has no devfreq
+ * device, so --initial-opp prices it.
+ */
+static uint64_t fake_now;
+
+static uint64_t fake_clock(void)
+{
+	return fake_now;
+}
+
+static const char xe_fdinfo_fmt[] =
+	"pos:\t0\nflags:\t02100002\nmnt_id:\t26\nino:\t1061\n"
+	"drm-driver:\txe\n"
+	"drm-client-id:\t42\n"
+	"drm-pdev:\t0000:00:02.0\n"
+	"drm-total-system:\t0\n"
+	"drm-cycles-rcs:\t%llu\n"
+	"drm-total-cycles-rcs:\t%llu\n"
+	"drm-cycles-bcs:\t0\n"
+	"drm-total-cycles-bcs:\t%llu\n"
+	"drm-cycles-ccs:\t%llu\n"
+	"drm-total-cycles-ccs:\t%llu\n"
+	"drm-engine-capacity-ccs:\t4\n";
+
+static void put_xe(unsigned long long rcs, unsigned long long ccs, unsigned long long total)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), xe_fdinfo_fmt, rcs, total, total, ccs, total);
+	put("proc/100/fdinfo/3", text);
+}
+
+TEST(drm_xe_cycles)
+{
+	const struct hwtel_gpu_report *r;
+	struct hwtel_gpu_fdinfo fi;
+	char proc[128], sys[128], cmd[300], text[1024];
+	struct hwtel_gpu_drm *d;
+	unsigned int k;
+
+	snprintf(text, sizeof(text), xe_fdinfo_fmt, 28257900ull, 7655183225ull, 7655183225ull,
+		 0ull, 7655183225ull);
+	CHECK_EQ(hwtel_gpu_fdinfo_parse(text, strlen(text), &fi, NULL, "xe"), 0);
+	CHECK_EQ(fi.nengines, 3);
+	CHECK_STR(fi.engine[0].name, "rcs");
+	CHECK(fi.engine[0].has_cycles && !fi.engine[0].has_busy);
+	CHECK_U64(fi.engine[0].cycles, 28257900);
+	CHECK(fi.engine[0].has_total_cycles);
+	CHECK_U64(fi.engine[0].total_cycles, 7655183225ull);
+	CHECK_EQ(fi.malformed, 0);
+
+	snprintf(root, sizeof(root), "/tmp/hwtel-xe-XXXXXX");
+	if (!mkdtemp(root)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	mk("proc"); mk("proc/100"); mk("proc/100/fd"); mk("proc/100/fdinfo"); mk("sys");
+	ln("/dev/null", "proc/100/fd/3");
+	put("proc/100/comm", "game\n");
+	put("proc/100/stat", "100 (game) S 1 100 100 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 4242 0 0\n");
+	put_xe(28257900, 0, 7655183225ull);
+	d = hwtel_gpu_drm_new(proc, sys, root);
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	hwtel_gpu_drm_set_clock(d, fake_clock);
+	hwtel_gpu_drm_set_initial_opp(d, 300, 1000);
+	fake_now = 5000000000ull;
+	CHECK_EQ(hwtel_gpu_drm_begin(d, 1000000000ull), 0);
+	/* 100 ms later: 19.2 MHz x 0.1 s = 1920000 timestamp cycles */
+	put_xe(28257900 + 480000, 3840000, 7655183225ull + 1920000);
+	fake_now += 100000000;
+	CHECK_EQ(hwtel_gpu_drm_interval(d, 1100000000ull, &r), 0);
+	CHECK_EQ(r->nconsumers, 1);
+	if (r->nconsumers == 1) {
+		uint64_t rcs = 0, ccs = 0;
+
+		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+			if (!strcmp(r->unit_names[k], "rcs"))
+				rcs = r->consumers[0].busy_ns[k];
+			if (!strcmp(r->unit_names[k], "ccs"))
+				ccs = r->consumers[0].busy_ns[k];
+		}
+		CHECK_EQ(r->consumers[0].pid, 100);
+		CHECK_U64(rcs, 25000000);
+		CHECK_U64(ccs, 200000000);
+		CHECK_U64(r->consumers[0].busy_total_ns, 225000000);
+		CHECK_U64(r->consumers[0].energy_upj, upj3(RAW(225000000, 300, 1000)));
+		CHECK_U64(r->consumers[0].unpriced_ns, 0);
+	}
+	CHECK_U64(r->energy_upj, upj3(RAW(225000000, 300, 1000)));
+	hwtel_gpu_drm_free(d);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	CHECK_EQ(system(cmd), 0);
+}
