@@ -175,9 +175,9 @@ tap_eq "total: source, energy, busy per engine, nothing estimated or lost, OPP a
 	"drm $E_T 6000000 3000000 7000000 0 0 300 1000" "$(echo "$got" | head -1)"
 tap_eq "shares add up to 1" "1.000000" "$(echo "$got" | tail -1)"
 tap_eq "no diagnostics" "" "$(cat "$T/d.err")"
-tap_eq "Prometheus: B's compute busy seconds, engine as unit" \
-	"hwtel_gpu_busy_seconds_total{pid=\"$PB\",life=\"0\",comm=\"gpuB\",unit=\"compute\"} 0.007000000" \
-	"$(grep "pid=\"$PB\".*unit=\"compute\"" "$T/p.prom")"
+tap_eq "Prometheus: B's compute busy seconds, engine as unit, series per name" \
+	"hwtel_gpu_busy_seconds_total{comm=\"gpuB\",unit=\"compute\"} 0.007000000" \
+	"$(grep "comm=\"gpuB\".*unit=\"compute\"" "$T/p.prom")"
 
 # an idle client open across the next runs: its engines name the columns
 "$T/gpuA" -c 'import os, time; os.open("/dev/hwtel-sim-gpu", os.O_RDWR); time.sleep(600)' &

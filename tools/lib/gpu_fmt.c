@@ -4,6 +4,7 @@
  * JSON, CSV and the node_exporter textfile.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libhwtel/gpu.h>
@@ -492,13 +493,55 @@ static void prom_label(FILE *f, const char *s)
 	}
 }
 
-static void prom_who(FILE *f, const struct hwtel_gpu_consumer *c)
-{
-	char name[40];
+/*
+ * The Prometheus series are per process name, not per process: a host that
+ * runs a GPU program again and again keeps one series for it, whose counter
+ * sums all its lives (Documentation/userspace-api/hwtel.rst, "Prometheus
+ * series"). Processes without a known name are one "[unknown]" series.
+ */
+struct prom_comm {
+	char comm[32];
+	uint64_t upj;
+	uint64_t busy[HWTEL_GPU_UNITS], jobs[HWTEL_GPU_UNITS];
+};
 
-	name_of(c, name, sizeof(name));
-	fprintf(f, "pid=\"%d\",life=\"%u\",comm=\"", c->pid, c->life);
-	prom_label(f, name);
+static int prom_comm_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct prom_comm *)a)->comm, ((const struct prom_comm *)b)->comm);
+}
+
+/* The consumers of @cum by name, sorted by name; NULL on ENOMEM */
+static struct prom_comm *prom_by_comm(const struct hwtel_gpu_report *cum, unsigned int *n)
+{
+	struct prom_comm *pc = calloc(cum->nconsumers ? cum->nconsumers : 1, sizeof(*pc));
+	unsigned int i, j, k;
+
+	*n = 0;
+	if (!pc)
+		return NULL;
+	for (i = 0; i < cum->nconsumers; i++) {
+		const struct hwtel_gpu_consumer *c = &cum->consumers[i];
+		const char *name = c->comm[0] ? c->comm : "[unknown]";
+
+		for (j = 0; j < *n; j++)
+			if (!strcmp(pc[j].comm, name))
+				break;
+		if (j == *n)
+			snprintf(pc[(*n)++].comm, sizeof(pc[0].comm), "%s", name);
+		pc[j].upj += c->energy_upj;
+		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+			pc[j].busy[k] += c->busy_ns[k];
+			pc[j].jobs[k] += c->jobs[k];
+		}
+	}
+	qsort(pc, *n, sizeof(*pc), prom_comm_cmp);
+	return pc;
+}
+
+static void prom_who(FILE *f, const struct prom_comm *c)
+{
+	fputs("comm=\"", f);
+	prom_label(f, c->comm);
 	fputc('"', f);
 }
 
@@ -513,45 +556,48 @@ static void prom_head(FILE *f, bool *done, const char *head)
 static int gpu_format_prom_c(FILE *f, const struct hwtel_gpu_report *cum,
 			       const struct hwtel_gpu_report *r)
 {
-	unsigned int i, k;
+	unsigned int i, k, n;
 	bool head = false;
+	struct prom_comm *pc;
 
 	hwtel_clear_error();
-	for (i = 0; i < cum->nconsumers; i++) {
+	pc = prom_by_comm(cum, &n);
+	if (!pc)
+		return hwtel_err(-ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
 		prom_head(f, &head,
-			  "# HELP hwtel_gpu_energy_pseudojoules_total GPU energy per process (P = C V^2 f, 1 PW = one unit at 266 MHz and 1 V).\n"
+			  "# HELP hwtel_gpu_energy_pseudojoules_total GPU energy per process name (P = C V^2 f, 1 PW = one unit at 266 MHz and 1 V).\n"
 			  "# TYPE hwtel_gpu_energy_pseudojoules_total counter\n");
 		fputs("hwtel_gpu_energy_pseudojoules_total{", f);
-		prom_who(f, &cum->consumers[i]);
-		fprintf(f, "} %" PRIu64 ".%06" PRIu64 "\n", cum->consumers[i].energy_upj / 1000000,
-			cum->consumers[i].energy_upj % 1000000);
+		prom_who(f, &pc[i]);
+		fprintf(f, "} %" PRIu64 ".%06" PRIu64 "\n", pc[i].upj / 1000000, pc[i].upj % 1000000);
 	}
 	head = false;
-	for (i = 0; i < cum->nconsumers; i++)
+	for (i = 0; i < n; i++)
 		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
-			if (!cum->consumers[i].busy_ns[k])
+			if (!pc[i].busy[k])
 				continue;
 			prom_head(f, &head,
-				  "# HELP hwtel_gpu_busy_seconds_total Time GPU units ran jobs of a process.\n"
+				  "# HELP hwtel_gpu_busy_seconds_total Time GPU units ran jobs of processes of a name.\n"
 				  "# TYPE hwtel_gpu_busy_seconds_total counter\n");
 			fputs("hwtel_gpu_busy_seconds_total{", f);
-			prom_who(f, &cum->consumers[i]);
+			prom_who(f, &pc[i]);
 			fprintf(f, ",unit=\"%s\"} %.9f\n", unit_name(cum, k),
-				(double)cum->consumers[i].busy_ns[k] / 1e9);
+				(double)pc[i].busy[k] / 1e9);
 		}
 	head = false;
-	for (i = 0; i < cum->nconsumers; i++)
+	for (i = 0; i < n; i++)
 		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
-			if (!cum->consumers[i].jobs[k])
+			if (!pc[i].jobs[k])
 				continue;
 			prom_head(f, &head,
-				  "# HELP hwtel_gpu_jobs_total GPU jobs started by a process.\n"
+				  "# HELP hwtel_gpu_jobs_total GPU jobs started by processes of a name.\n"
 				  "# TYPE hwtel_gpu_jobs_total counter\n");
 			fputs("hwtel_gpu_jobs_total{", f);
-			prom_who(f, &cum->consumers[i]);
-			fprintf(f, ",unit=\"%s\"} %" PRIu64 "\n", unit_name(cum, k),
-				cum->consumers[i].jobs[k]);
+			prom_who(f, &pc[i]);
+			fprintf(f, ",unit=\"%s\"} %" PRIu64 "\n", unit_name(cum, k), pc[i].jobs[k]);
 		}
+	free(pc);
 	fputs("# HELP hwtel_gpu_unattributed_seconds_total Job time before the first known operating point.\n"
 	      "# TYPE hwtel_gpu_unattributed_seconds_total counter\n", f);
 	fprintf(f, "hwtel_gpu_unattributed_seconds_total %.9f\n", (double)cum->unattributed_ns / 1e9);

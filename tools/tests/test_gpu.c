@@ -710,7 +710,55 @@ TEST(gpu_one_row_per_life)
 		CHECK_U64(c->jobs[1], 2);
 	}
 	out = render(g, r);
-	CHECK_EQ(occurrences(out, "hwtel_gpu_energy_pseudojoules_total{pid=\"300\""), 1);
+	CHECK_EQ(occurrences(out, "hwtel_gpu_energy_pseudojoules_total{comm=\"app\"}"), 1);
+	free(out);
+	hwtel_gpu_free(g);
+}
+
+/*
+ * Issue 20, "unbounded Prometheus cardinality": labelled by PID and life, a
+ * host that runs a GPU program again and again grows a series per run for
+ * ever. The series are per process name (comm): four lives of "worker"
+ * (two PIDs, one reused) are one series, their energies summed; processes
+ * without a name are one "[unknown]" series.
+ */
+TEST(gpu_prom_by_comm)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	char *out;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	CHECK_EQ(hwtel_gpu_add_life(g, 500, 0, T0 + 5 * MS, "worker", "worker 1"), 0);
+	CHECK_EQ(hwtel_gpu_add_life(g, 500, T0 + 6 * MS, UINT64_MAX, "worker", "worker 2"), 0);
+	CHECK_EQ(hwtel_gpu_add_life(g, 501, 0, UINT64_MAX, "worker", "worker 3"), 0);
+	hwtel_gpu_begin(g, T0);
+	begin_stream();
+	ev(10, START(PP(0)), 500, 0);	/* worker, life 0: 1 ms */
+	ev(20, STOP(PP(0)), 0, 0);
+	ev(70, START(PP(0)), 500, 0);	/* worker, life 1: 2 ms */
+	ev(90, STOP(PP(0)), 0, 0);
+	ev(10, START(PP(1)), 501, 0);	/* worker, pid 501: 3 ms */
+	ev(40, STOP(PP(1)), 0, 0);
+	ev(10, START(GP0), 502, 0);	/* no name known: 4 ms */
+	ev(50, STOP(GP0), 0, 0);
+	ev(60, START(GP0), 503, 0);	/* no name known: 1 ms */
+	ev(70, STOP(GP0), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 10 * MS, &r), 0);
+	out = r ? render(g, r) : NULL;
+	if (out) {
+		CHECK_EQ(occurrences(out, "hwtel_gpu_energy_pseudojoules_total{"), 2);
+		CHECK(strstr(out, "\nhwtel_gpu_energy_pseudojoules_total{comm=\"worker\"} 0.006000\n") != NULL);
+		CHECK(strstr(out, "\nhwtel_gpu_energy_pseudojoules_total{comm=\"[unknown]\"} 0.005000\n") != NULL);
+		CHECK(strstr(out, "\nhwtel_gpu_busy_seconds_total{comm=\"worker\",unit=\"PP0\"} 0.003000000\n") != NULL);
+		CHECK(strstr(out, "\nhwtel_gpu_jobs_total{comm=\"worker\",unit=\"PP0\"} 2\n") != NULL);
+		/* no PID or life label in the Prometheus part */
+		*strstr(out, "--- json") = '\0';
+		CHECK(strstr(strstr(out, "--- prometheus"), "pid=") == NULL);
+		CHECK(strstr(strstr(out, "--- prometheus"), "life=") == NULL);
+	}
 	free(out);
 	hwtel_gpu_free(g);
 }
