@@ -46,6 +46,7 @@ struct hwtel_gpu_procmon {
 	unsigned int n, cap;
 	unsigned long lost;		/* ENOBUFS: events the kernel dropped */
 	int64_t mono_to_real;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	int64_t (*offset)(void);	/* measures that */
 };
 
 static uint64_t clock_ns(clockid_t c)
@@ -54,6 +55,11 @@ static uint64_t clock_ns(clockid_t c)
 
 	clock_gettime(c, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int64_t real_offset(void)
+{
+	return (int64_t)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
 }
 
 /* /proc/PID/comm and cmdline (NULs as spaces); false when the process is gone */
@@ -297,7 +303,8 @@ int hwtel_gpu_procmon_start(struct hwtel_gpu_procmon **out)
 		hwtel_err(err, "pipe: %s", strerror(errno));
 		goto fail;
 	}
-	m->mono_to_real = (int64_t)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
+	m->offset = real_offset;
+	m->mono_to_real = m->offset();
 	err = pthread_create(&m->thread, NULL, pm_thread, m);
 	if (err) {
 		err = -err;
@@ -310,6 +317,26 @@ int hwtel_gpu_procmon_start(struct hwtel_gpu_procmon **out)
 fail:
 	hwtel_gpu_procmon_stop(m);
 	return err;
+}
+
+struct hwtel_gpu_procmon *hwtel_gpu_procmon_fake(int64_t (*mono_to_real)(void))
+{
+	struct hwtel_gpu_procmon *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->sock = m->stop_pipe[0] = m->stop_pipe[1] = -1;
+	pthread_mutex_init(&m->lock, NULL);
+	m->offset = mono_to_real;
+	m->mono_to_real = m->offset();
+	return m;
+}
+
+void hwtel_gpu_procmon_event(struct hwtel_gpu_procmon *m, const struct proc_event *ev)
+{
+	pthread_mutex_lock(&m->lock);
+	handle(m, ev);
+	pthread_mutex_unlock(&m->lock);
 }
 
 int hwtel_gpu_procmon_lives(struct hwtel_gpu_procmon *m, struct hwtel_gpu *g)

@@ -133,5 +133,13 @@ void hwtel_csv_fmt(FILE *f, const char *sep, const char *fmt, ...)
 /* gpu_proc.c: /proc/PID/comm and cmdline (NULs as spaces); false if gone */
 bool hwtel_read_proc_name(const char *root, int pid, char *comm, size_t clen,
 			  char *cmd, size_t cmdlen);
+/*
+ * gpu_proc.c, for tests: a process monitor without a socket or thread,
+ * whose events are handed in, with @mono_to_real as its clock offset
+ * (CLOCK_REALTIME - CLOCK_MONOTONIC now, in ns).
+ */
+struct proc_event;
+struct hwtel_gpu_procmon *hwtel_gpu_procmon_fake(int64_t (*mono_to_real)(void));
+void hwtel_gpu_procmon_event(struct hwtel_gpu_procmon *m, const struct proc_event *ev);
 
 #endif /* _HWTEL_INTERNAL_H */
