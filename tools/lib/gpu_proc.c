@@ -31,7 +31,7 @@
 
 struct pm_life {
 	int pid;
-	uint64_t start, end;	/* CLOCK_MONOTONIC ns; 0 / UINT64_MAX = open */
+	uint64_t start, end;	/* UNIX ns; 0 / UINT64_MAX = open */
 	char comm[32];
 	char cmdline[256];
 };
@@ -45,8 +45,7 @@ struct hwtel_gpu_procmon {
 	struct pm_life *lives;
 	unsigned int n, cap;
 	unsigned long lost;		/* ENOBUFS: events the kernel dropped */
-	int64_t mono_to_real;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
-	int64_t (*offset)(void);	/* measures that */
+	int64_t (*offset)(void);	/* CLOCK_REALTIME - CLOCK_MONOTONIC now */
 };
 
 static uint64_t clock_ns(clockid_t c)
@@ -146,7 +145,13 @@ static void refresh(struct pm_life *l)
 static void handle(struct hwtel_gpu_procmon *m, const struct proc_event *ev)
 {
 	struct pm_life *l;
-	uint64_t ts = ev->timestamp_ns;
+	/*
+	 * The event's CLOCK_MONOTONIC time in UNIX time, with the offset of
+	 * now (the event is a few ms old at most): a step of the real-time
+	 * clock (settimeofday, NTP) shifts the events after it, as it shifts
+	 * the Mali driver's timestamps, not the lives before it.
+	 */
+	uint64_t ts = ev->timestamp_ns + (uint64_t)m->offset();
 
 	switch (ev->what) {
 	case PROC_EVENT_FORK:
@@ -304,7 +309,6 @@ int hwtel_gpu_procmon_start(struct hwtel_gpu_procmon **out)
 		goto fail;
 	}
 	m->offset = real_offset;
-	m->mono_to_real = m->offset();
 	err = pthread_create(&m->thread, NULL, pm_thread, m);
 	if (err) {
 		err = -err;
@@ -328,7 +332,6 @@ struct hwtel_gpu_procmon *hwtel_gpu_procmon_fake(int64_t (*mono_to_real)(void))
 	m->sock = m->stop_pipe[0] = m->stop_pipe[1] = -1;
 	pthread_mutex_init(&m->lock, NULL);
 	m->offset = mono_to_real;
-	m->mono_to_real = m->offset();
 	return m;
 }
 
@@ -350,10 +353,7 @@ int hwtel_gpu_procmon_lives(struct hwtel_gpu_procmon *m, struct hwtel_gpu *g)
 	pthread_mutex_lock(&m->lock);
 	for (i = 0; i < m->n && !ret; i++) {
 		const struct pm_life *l = &m->lives[i];
-		uint64_t s = l->start ? l->start + (uint64_t)m->mono_to_real : 0;
-		uint64_t e = l->end == UINT64_MAX ? UINT64_MAX : l->end + (uint64_t)m->mono_to_real;
-
-		ret = hwtel_gpu_add_life(g, l->pid, s, e, l->comm, l->cmdline);
+		ret = hwtel_gpu_add_life(g, l->pid, l->start, l->end, l->comm, l->cmdline);
 	}
 	pthread_mutex_unlock(&m->lock);
 	return ret;

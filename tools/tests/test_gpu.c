@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <linux/cn_proc.h>
+
 #include <libhwtel/gpu.h>
 
 #include "cli.h"
+#include "lib/internal.h"
 
 #include "unit.h"
 
@@ -1064,4 +1067,89 @@ TEST(gpu_cli_exit_status)
 	CHECK_EQ(hwtel_gpu_main(2, v4), HWTEL_EXIT_USAGE);
 	CHECK_EQ(hwtel_gpu_main(3, v5), HWTEL_EXIT_USAGE);
 	CHECK_EQ(hwtel_gpu_main(2, v6), HWTEL_EXIT_USAGE);
+}
+
+/*
+ * Issue 20, "the proc connector's MONOTONIC to REALTIME offset is measured
+ * once, so an NTP step shifts process lives": proc connector events carry
+ * CLOCK_MONOTONIC times, the Mali events UNIX times. Here the offset is
+ * T0 - 10 s; PID 4200001 (above PID_MAX_LIMIT: no host process) forks at
+ * 10 s and is named "old"; the clock steps 5 s forward; it exits at 12 s
+ * and the PID is reused at 13 s by "new". In UNIX time "old" lives from T0
+ * to T0 + 7 s, "new" from T0 + 8 s: a job at T0 + 6 s is old's. With the
+ * offset of the start, "new" began at T0 + 3 s and got it.
+ */
+static int64_t fake_offset;
+
+static int64_t fake_mono_to_real(void)
+{
+	return fake_offset;
+}
+
+static void pm_event(struct hwtel_gpu_procmon *m, unsigned int what, uint64_t mono_ns,
+		     const char *comm)
+{
+	union {
+		struct proc_event ev;
+		char b[sizeof(struct proc_event) + 64];
+	} u;
+
+	memset(&u, 0, sizeof(u));
+	u.ev.what = what;
+	u.ev.timestamp_ns = mono_ns;
+	switch (what) {
+	case PROC_EVENT_FORK:
+		u.ev.event_data.fork.parent_pid = u.ev.event_data.fork.parent_tgid = 1;
+		u.ev.event_data.fork.child_pid = u.ev.event_data.fork.child_tgid = 4200001;
+		break;
+	case PROC_EVENT_COMM:
+		u.ev.event_data.comm.process_pid = u.ev.event_data.comm.process_tgid = 4200001;
+		snprintf(u.ev.event_data.comm.comm, sizeof(u.ev.event_data.comm.comm), "%s", comm);
+		break;
+	default:
+		u.ev.event_data.exit.process_pid = u.ev.event_data.exit.process_tgid = 4200001;
+		break;
+	}
+	hwtel_gpu_procmon_event(m, &u.ev);
+}
+
+TEST(gpu_clock_step_lives)
+{
+	const uint64_t s = 1000000000ull;
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	const struct hwtel_gpu_consumer *c;
+	struct hwtel_gpu_procmon *m;
+
+	fake_offset = (int64_t)(T0 - 10 * s);
+	m = hwtel_gpu_procmon_fake(fake_mono_to_real);
+	CHECK(m != NULL);
+	if (!m) {
+		hwtel_gpu_free(g);
+		return;
+	}
+	pm_event(m, PROC_EVENT_FORK, 10 * s, NULL);
+	pm_event(m, PROC_EVENT_COMM, 10 * s + 100 * MS, "old");
+	fake_offset += (int64_t)(5 * s);	/* settimeofday, an NTP step */
+	pm_event(m, PROC_EVENT_EXIT, 12 * s, NULL);
+	pm_event(m, PROC_EVENT_FORK, 13 * s, NULL);
+	pm_event(m, PROC_EVENT_COMM, 13 * s + 100 * MS, "new");
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	hwtel_gpu_begin(g, T0);
+	CHECK_EQ(hwtel_gpu_procmon_lives(m, g), 0);
+	begin_stream();
+	ev(60000, START(PP(0)), 4200001, 0);
+	ev(60010, STOP(PP(0)), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 10 * s, &r), 0);
+	c = r && r->nconsumers == 1 ? &r->consumers[0] : NULL;
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_STR(c->comm, "old");
+		CHECK_EQ(c->life, 0);
+		CHECK_U64(c->energy_upj, upj(raw(1 * MS, 266, 1000)));
+	}
+	hwtel_gpu_procmon_stop(m);
+	hwtel_gpu_free(g);
 }
