@@ -1153,3 +1153,89 @@ TEST(gpu_clock_step_lives)
 	hwtel_gpu_procmon_stop(m);
 	hwtel_gpu_free(g);
 }
+
+/*
+ * Issue 20, "done when": a stream of 10^6 events (jobs on all nine units,
+ * 20 PIDs, a FREQ_VOLT change every ~50 events, half of them in Hz and uV)
+ * is priced exactly as this test's own walk over it computes, per process
+ * and in total: the walk keeps the point in force and each unit's open job
+ * and adds t x V^2 x f at every event, in MHz and mV.
+ */
+TEST(gpu_million_events)
+{
+	static const uint32_t mhz[] = { 200, 266, 400, 533 }, mv[] = { 900, 1000, 1100 };
+	const unsigned long n = 1000000;
+	unsigned __int128 want[21] = { 0 }, total = 0;
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+	uint64_t t = T0, seg[HWTEL_GPU_UNITS], f = 0, v = 0, rnd = 12345;
+	int open[HWTEL_GPU_UNITS];
+	unsigned long i;
+	unsigned int k;
+
+	for (k = 0; k < HWTEL_GPU_UNITS; k++)
+		open[k] = 0;
+	begin_stream();
+	for (i = 0; i < n; i++) {
+		uint32_t x;
+
+		rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+		x = (uint32_t)(rnd >> 33);
+		t += 1 + x % 2000;
+		/* the time since the last event at the point in force */
+		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+			if (!open[k])
+				continue;
+			want[open[k]] += (unsigned __int128)(t - seg[k]) * v * v * f;
+			seg[k] = t;
+		}
+		if (i == 0 || x % 50 == 0) {
+			f = mhz[(x >> 8) % 4];
+			v = mv[(x >> 12) % 3];
+			if (x & 0x10000)
+				fprintf(sf, "%llu %u %u %u 0 0 0\n", (unsigned long long)t, GPU_FV,
+					(unsigned int)f * 1000000u, (unsigned int)v * 1000u);
+			else
+				fprintf(sf, "%llu %u %u %u 0 0 0\n", (unsigned long long)t, GPU_FV,
+					(unsigned int)f, (unsigned int)v);
+			continue;
+		}
+		k = (x >> 8) % HWTEL_GPU_UNITS;
+		if (open[k]) {
+			fprintf(sf, "%llu %u 0 0 0 0 0\n", (unsigned long long)t,
+				STOP(k ? PP(k - 1) : GP0));
+			open[k] = 0;
+		} else {
+			open[k] = 1 + (int)((x >> 16) % 20);
+			seg[k] = t;
+			fprintf(sf, "%llu %u %d 0 0 0 0\n", (unsigned long long)t,
+				START(k ? PP(k - 1) : GP0), open[k]);
+		}
+	}
+	/* the end of the interval, 1 us after the last event */
+	t += 1000;
+	for (k = 0; k < HWTEL_GPU_UNITS; k++)
+		if (open[k])
+			want[open[k]] += (unsigned __int128)(t - seg[k]) * v * v * f;
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_begin(g, T0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, t, &r), 0);
+	if (!r) {
+		hwtel_gpu_free(g);
+		return;
+	}
+	for (k = 1; k <= 20; k++) {
+		const struct hwtel_gpu_consumer *c = find(r, (int)k, 0);
+
+		total += want[k];
+		CHECK(c != NULL);
+		if (c)
+			CHECK_U64(c->energy_upj, upj(want[k]));
+	}
+	CHECK_EQ(r->lines, n);
+	CHECK_EQ(r->malformed + r->out_of_order + r->stop_without_start + r->ignored, 0);
+	CHECK_U64(r->energy_upj, upj(total));
+	CHECK_U64(r->unattributed_ns, 0);
+	hwtel_gpu_free(g);
+}
