@@ -686,8 +686,9 @@ static int table_by_volt(const struct hwtel_gpu *g, uint64_t uv)
 /*
  * A SOFTWARE frequency or voltage event takes effect at once (the seed's
  * rule): the other value comes from the OPP table, else it stays the one
- * in force, "carried" until the other half of the change comes. A repeat
- * of the value in force (requested, then actual) changes nothing.
+ * in force, "carried" until the other half of the change comes (which may
+ * repeat the value in force). A repeat of the value in force (requested,
+ * then actual) changes nothing else.
  */
 /* A DVFS value in Hz (uV), from Hz or MHz (uV or mV) by its magnitude */
 static uint64_t dvfs_value(uint32_t v, uint64_t scale)
@@ -701,8 +702,14 @@ static void dvfs_half(struct hwtel_gpu *g, const struct hwtel_gpu_event *e, enum
 	uint64_t val = dvfs_value(e->d[0], freq ? 1000000u : 1000u);
 	int t = -1;
 
-	if (freq ? g->f_known && g->hz == val : g->v_known && g->uv == val)
+	if (freq ? g->f_known && g->hz == val : g->v_known && g->uv == val) {
+		/* a repeat, or the other half of a change confirming the value in force */
+		if (g->pend != HALF_NONE && g->pend != kind) {
+			g->pend = HALF_NONE;
+			set_carried(g, e->ts_ns, false);
+		}
 		return;
+	}
 	if (g->ntable) {
 		t = freq ? table_by_freq(g, val) : table_by_volt(g, val);
 		if (t < 0)

@@ -508,6 +508,34 @@ static char *render(struct hwtel_gpu *g, const struct hwtel_gpu_report *r)
 	return out;
 }
 
+/*
+ * The other half of a change that repeats the value in force confirms it:
+ * a frequency alone at 4 ms (voltage carried), the voltage event of the
+ * same change at 6 ms with the voltage already in force. Carried: 2 ms.
+ */
+TEST(gpu_other_half_confirms)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 200, 1000);
+	hwtel_gpu_begin(g, T0);
+	begin_stream();
+	ev(0, START(GP0), 1, 0);
+	ev(40, SW_FREQ, 400, 0);
+	ev(60, SW_VOLTS, 1000, 0);
+	ev(110, STOP(GP0), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 11 * MS, &r), 0);
+	if (r) {
+		CHECK_U64(r->energy_upj, upj(raw(4 * MS, 200, 1000) + raw(7 * MS, 400, 1000)));
+		CHECK_U64(r->carried_ns, 2 * MS);
+		CHECK_EQ(r->dvfs_changes, 1);
+	}
+	hwtel_gpu_free(g);
+}
+
 /* energy of @ns at @hz / @uv in micro-PJ: ns x uV^2 x Hz / (266e6 x 1e12 x 1e9 / 1e6) */
 static uint64_t upj_hz_uv(unsigned __int128 r)
 {
