@@ -359,11 +359,17 @@ static struct {
 	bool set;
 } prom_own;
 
-void hwtel_prom_wrote(const char *path)
+void hwtel_prom_wrote(const char *path, const struct stat *before)
 {
 	struct stat st;
 
-	prom_own.set = !stat(path, &st) && S_ISREG(st.st_mode);
+	/*
+	 * Only a file that the write put there is ours: one written in place
+	 * (a device, a FIFO, the file behind -o /dev/stdout) is the same
+	 * inode as before and is never removed.
+	 */
+	prom_own.set = !stat(path, &st) && S_ISREG(st.st_mode) &&
+		       (!before || before->st_dev != st.st_dev || before->st_ino != st.st_ino);
 	if (prom_own.set) {
 		prom_own.dev = st.st_dev;
 		prom_own.ino = st.st_ino;
@@ -397,6 +403,17 @@ static void prom_stop(const struct hwtel_opts *o, int status)
 		hwtel_prom_remove(o->prom_file);
 }
 
+int hwtel_prom_write(const char *path, const char *text, size_t len)
+{
+	struct stat before;
+	bool had = !stat(path, &before);
+	int ret = hwtel_write_atomic(path, text, len);
+
+	if (!ret)
+		hwtel_prom_wrote(path, had ? &before : NULL);
+	return ret;
+}
+
 static int write_prom(const char *path, int (*fn)(FILE *, const void *, const void *, double, unsigned int),
 		      const void *cum, const void *d, double s, unsigned int n)
 {
@@ -410,9 +427,7 @@ static int write_prom(const char *path, int (*fn)(FILE *, const void *, const vo
 	ret = fn(f, cum, d, s, n);
 	fclose(f);
 	if (!ret)
-		ret = hwtel_write_atomic(path, buf, len);
-	if (!ret)
-		hwtel_prom_wrote(path);
+		ret = hwtel_prom_write(path, buf, len);
 	free(buf);
 	return ret;
 }

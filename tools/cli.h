@@ -63,13 +63,18 @@ int hwtel_nfb_main(int argc, char **argv);
 int hwtel_json_line(FILE *out, const char *text, size_t len, const double *interval);
 
 /*
- * --prometheus in watch mode: hwtel_prom_wrote() after each successful
- * hwtel_write_atomic() of @path remembers the regular file it left there;
- * hwtel_prom_remove() removes it, when it is still that file (same device
- * and inode), so that a stopped exporter leaves no frozen values behind.
- * True if it removed it.
+ * --prometheus in watch mode: hwtel_prom_write() writes @path with
+ * hwtel_write_atomic() and, through hwtel_prom_wrote() (@before: the stat
+ * of @path before the write, NULL if there was nothing), remembers the
+ * regular file that the write put there, a new inode; a target written in
+ * place (device, FIFO, the file behind /dev/stdout) is not remembered.
+ * hwtel_prom_remove() removes the remembered file, when it is still that
+ * file (same device, inode and mtime), so that a stopped exporter leaves
+ * no frozen values behind. True if it removed it.
  */
-void hwtel_prom_wrote(const char *path);
+struct stat;
+int hwtel_prom_write(const char *path, const char *text, size_t len);
+void hwtel_prom_wrote(const char *path, const struct stat *before);
 bool hwtel_prom_remove(const char *path);
 /*
  * hwtel pcie --prometheus with an interval: the STATUS flags describe one

@@ -388,9 +388,7 @@ static int gpu_output(const struct gpu_opts *o, const struct hwtel_gpu_report *c
 		ret = hwtel_gpu_format_prom(f, cum, r);
 		fclose(f);
 		if (!ret)
-			ret = hwtel_write_atomic(o->prom_file, buf, len);
-		if (!ret)
-			hwtel_prom_wrote(o->prom_file);
+			ret = hwtel_prom_write(o->prom_file, buf, len);
 		free(buf);
 	}
 	return ret;

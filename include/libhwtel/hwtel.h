@@ -408,9 +408,12 @@ const char *hwtel_pcie_event_desc(const char *name);
 
 /* Write @text to @path: a regular file (or one a symbolic link names) is
  * replaced atomically (temp file in the same directory, fsync, rename,
- * directory fsync); a device, FIFO or other non-regular target is written
- * in place, never replaced; a dangling link is refused (-ENOENT). Used for
- * -o and --prometheus.
+ * directory fsync), keeping its permission bits and, where allowed, its
+ * owner; a device, FIFO or other non-regular target is written in place,
+ * never replaced; a path naming one of the process's own descriptors
+ * (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is written to that descriptor
+ * at its offset; a dangling link is refused (-ENOENT). Used for -o and
+ * --prometheus.
  */
 int hwtel_write_atomic(const char *path, const char *text, size_t len);
 /* CLOCK_MONOTONIC in ns. */

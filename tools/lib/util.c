@@ -373,17 +373,99 @@ static int write_in_place(const char *path, const char *text, size_t len)
 	return 0;
 }
 
+/* @dir (resolved) is /proc/PID/fd or /proc/PID/task/TID/fd of this process */
+static bool own_fd_dir(const char *dir)
+{
+	long pid = 0, tid = 0;
+	int used = -1;
+
+	if (strncmp(dir, "/proc/", 6) || !isdigit((unsigned char)dir[6]))
+		return false;
+	if (sscanf(dir, "/proc/%ld/fd%n", &pid, &used) == 1 && used > 0 && !dir[used])
+		return pid == (long)getpid();
+	used = -1;
+	if (sscanf(dir, "/proc/%ld/task/%ld/fd%n", &pid, &tid, &used) == 2 && used > 0 &&
+	    !dir[used])
+		return pid == (long)getpid();
+	return false;
+}
+
+/*
+ * The descriptor of this process that @path names, through /dev/stdout,
+ * /dev/fd/N, /proc/self/fd/N or links to them; -1 when it names none.
+ * Each hop's directory is resolved with realpath() and the final entry is
+ * looked at without following it: /proc/self/fd/N is a link to the file
+ * the descriptor holds, which is what must not be replaced.
+ */
+static int own_descriptor(const char *path)
+{
+	char cur[PATH_MAX], dir[PATH_MAX], rdir[PATH_MAX], tgt[PATH_MAX];
+	int hops;
+
+	if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur))
+		return -1;
+	for (hops = 0; hops < 40; hops++) {
+		char *slash = strrchr(cur, '/');
+		const char *base = slash ? slash + 1 : cur, *p;
+		struct stat st;
+		ssize_t n;
+
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else if (slash == cur)
+			snprintf(dir, sizeof(dir), "/");
+		else
+			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - cur), cur);
+		if (!realpath(dir, rdir))
+			return -1;
+		for (p = base; isdigit((unsigned char)*p); p++)
+			;
+		if (*base && !*p && p - base < 10 && own_fd_dir(rdir)) {
+			int fd = atoi(base);
+
+			return fcntl(fd, F_GETFD) < 0 ? -1 : fd;
+		}
+		if (lstat(cur, &st) || !S_ISLNK(st.st_mode))
+			return -1;
+		n = readlink(cur, tgt, sizeof(tgt) - 1);
+		if (n < 0)
+			return -1;
+		tgt[n] = '\0';
+		if (tgt[0] == '/') {
+			memcpy(cur, tgt, (size_t)n + 1);
+		} else if (snprintf(cur, sizeof(cur), "%s/%s", strcmp(rdir, "/") ? rdir : "",
+				    tgt) >= (int)sizeof(cur)) {
+			return -1;
+		}
+	}
+	return -1;
+}
+
 int hwtel_write_atomic(const char *path, const char *text, size_t len)
 {
 	char real[PATH_MAX], tmp[PATH_MAX + 32], *slash;
 	const char *target = path;
+	bool existed = false;
 	struct stat st;
 	int fd, ret;
 
 	hwtel_clear_error();
+	/*
+	 * -o /dev/stdout and the like: the caller's descriptor gets the text
+	 * where it stands (offset, O_APPEND), as a shell's "> /dev/stdout"
+	 * does; replacing the file behind it would lose what it held.
+	 */
+	fd = own_descriptor(path);
+	if (fd >= 0) {
+		ret = write_all(fd, text, len);
+		if (ret)
+			return hwtel_err(ret, "cannot write %s: %s", path, strerror(-ret));
+		return 0;
+	}
 	if (stat(path, &st) == 0) {
 		if (!S_ISREG(st.st_mode))
 			return write_in_place(path, text, len);
+		existed = true;
 		/* through a symbolic link: the file it names is replaced */
 		if (!realpath(path, real))
 			return hwtel_err(-errno, "cannot resolve %s: %s", path, strerror(errno));
@@ -399,7 +481,22 @@ int hwtel_write_atomic(const char *path, const char *text, size_t len)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return hwtel_err(-errno, "cannot write %s: %s", path, strerror(errno));
-	ret = write_all(fd, text, len);
+	ret = 0;
+	/*
+	 * The replacement keeps the replaced file's owner (where allowed) and
+	 * permission bits: a textfile made 0640 for a reader's group stays so.
+	 * No set-id bits.
+	 */
+	if (existed) {
+		if ((st.st_uid != geteuid() || st.st_gid != getegid()) &&
+		    fchown(fd, st.st_uid, st.st_gid) < 0 && errno != EPERM)
+			ret = -errno;
+		if (!ret && fchmod(fd, st.st_mode & 0777) < 0 && errno != EPERM &&
+		    errno != EOPNOTSUPP)
+			ret = -errno;
+	}
+	if (!ret)
+		ret = write_all(fd, text, len);
 	if (!ret && fsync(fd) < 0)
 		ret = -errno;
 	if (close(fd) < 0 && !ret)

@@ -290,14 +290,12 @@ TEST(cli_prom_remove_own_file)
 	snprintf(keep, sizeof(keep), "%s/keep", dir);
 
 	CHECK(!hwtel_prom_remove(file));		/* nothing written yet */
-	CHECK_EQ(hwtel_write_atomic(file, "a 1\n", 4), 0);
-	hwtel_prom_wrote(file);
+	CHECK_EQ(hwtel_prom_write(file, "a 1\n", 4), 0);
 	CHECK(hwtel_prom_remove(file));
 	CHECK_EQ(stat(file, &st), -1);
 
 	/* replaced by another file since: left alone */
-	CHECK_EQ(hwtel_write_atomic(file, "a 1\n", 4), 0);
-	hwtel_prom_wrote(file);
+	CHECK_EQ(hwtel_prom_write(file, "a 1\n", 4), 0);
 	CHECK_EQ(link(file, keep), 0);	/* its inode cannot be reused */
 	CHECK_EQ(hwtel_write_atomic(file, "b 2\n", 4), 0);
 	CHECK(!hwtel_prom_remove(file));
@@ -305,17 +303,39 @@ TEST(cli_prom_remove_own_file)
 
 	/* a FIFO is written in place, never removed */
 	CHECK_EQ(mkfifo(fifo, 0600), 0);
-	hwtel_prom_wrote(fifo);
+	hwtel_prom_wrote(fifo, NULL);
 	CHECK(!hwtel_prom_remove(fifo));
 	CHECK_EQ(lstat(fifo, &st), 0);
 	CHECK(S_ISFIFO(st.st_mode));
 
 	/* through a symbolic link: the file it names goes */
 	CHECK_EQ(symlink("hwtel-pcie.prom", lnk), 0);
-	CHECK_EQ(hwtel_write_atomic(lnk, "c 3\n", 4), 0);
-	hwtel_prom_wrote(lnk);
+	CHECK_EQ(hwtel_prom_write(lnk, "c 3\n", 4), 0);
 	CHECK(hwtel_prom_remove(lnk));
 	CHECK_EQ(stat(file, &st), -1);
+
+	/*
+	 * --prometheus /dev/stdout with stdout on a file: written in place,
+	 * so not the exporter's to remove (the child exits 0 when it stays)
+	 */
+	{
+		int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644), status = -1;
+		pid_t pid;
+
+		CHECK(fd >= 0);
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			dup2(fd, 1);
+			if (hwtel_prom_write("/dev/stdout", "d 4\n", 4))
+				_exit(1);
+			_exit(hwtel_prom_remove("/dev/stdout") ? 2 : 0);
+		}
+		close(fd);
+		waitpid(pid, &status, 0);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		CHECK_EQ(stat(file, &st), 0);
+	}
 
 	unlink(keep);
 	unlink(lnk);

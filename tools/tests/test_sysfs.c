@@ -370,6 +370,152 @@ TEST(write_atomic_device)
 }
 
 /*
+ * Through a symbolic link to a FIFO or to a device, and to a "null" device
+ * (1:3) made in a scratch directory: written in place, the link and the
+ * node stay; a "full" one (1:7) behind a link reports ENOSPC.
+ */
+TEST(write_atomic_links_to_special_files)
+{
+	char dir[] = "/tmp/hwtel-unit-XXXXXX", fifo[64], lfifo[64], null[64], lnull[64],
+	     full[64], lfull[64], got[16] = "";
+	struct stat st;
+	int pfd[2], status = 0;
+	ssize_t n = 0;
+	pid_t pid;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(lfifo, sizeof(lfifo), "%s/fifo.prom", dir);
+	snprintf(null, sizeof(null), "%s/null", dir);
+	snprintf(lnull, sizeof(lnull), "%s/null.prom", dir);
+	snprintf(full, sizeof(full), "%s/full", dir);
+	snprintf(lfull, sizeof(lfull), "%s/full.prom", dir);
+	CHECK_EQ(mkfifo(fifo, 0600), 0);
+	CHECK_EQ(symlink("fifo", lfifo), 0);
+	CHECK_EQ(pipe(pfd), 0);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(fifo, O_RDONLY);
+		char b[16];
+		ssize_t r = fd < 0 ? -1 : read(fd, b, sizeof(b));
+
+		if (r > 0 && write(pfd[1], b, (size_t)r) != r)
+			_exit(2);
+		_exit(r > 0 ? 0 : 1);
+	}
+	close(pfd[1]);
+	CHECK_EQ(hwtel_write_atomic(lfifo, "y 2\n", 4), 0);
+	CHECK_EQ(lstat(lfifo, &st), 0);
+	CHECK(S_ISLNK(st.st_mode));
+	CHECK_EQ(lstat(fifo, &st), 0);
+	CHECK(S_ISFIFO(st.st_mode));
+	if (!S_ISFIFO(st.st_mode))
+		kill(pid, SIGKILL);
+	n = read(pfd[0], got, sizeof(got) - 1);
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	CHECK_EQ(n, 4);
+	CHECK_STR(got, "y 2\n");
+
+	if (mknod(null, S_IFCHR | 0600, makedev(1, 3)) == 0 &&
+	    mknod(full, S_IFCHR | 0600, makedev(1, 7)) == 0) {
+		CHECK_EQ(symlink("null", lnull), 0);
+		CHECK_EQ(symlink("full", lfull), 0);
+		CHECK_EQ(hwtel_write_atomic(null, "a 1\n", 4), 0);
+		CHECK_EQ(hwtel_write_atomic(lnull, "a 1\n", 4), 0);
+		CHECK_EQ(hwtel_write_atomic(lfull, "a 1\n", 4), -ENOSPC);
+		CHECK(strstr(hwtel_last_error(), "No space left on device") != NULL);
+		CHECK_EQ(lstat(null, &st), 0);
+		CHECK(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3));
+		CHECK_EQ(lstat(full, &st), 0);
+		CHECK(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 7));
+		CHECK_EQ(lstat(lnull, &st), 0);
+		CHECK(S_ISLNK(st.st_mode));
+		CHECK_EQ(lstat(lfull, &st), 0);
+		CHECK(S_ISLNK(st.st_mode));
+	} else {
+		printf("#   write_atomic_links_to_special_files: mknod: %s (not root): devices not checked\n",
+		       strerror(errno));
+	}
+	unlink(lnull);
+	unlink(lfull);
+	unlink(null);
+	unlink(full);
+	unlink(lfifo);
+	unlink(fifo);
+	CHECK_EQ(rmdir(dir), 0);	/* nothing else created */
+}
+
+/*
+ * A regular file that is replaced keeps its permission bits: a textfile
+ * made 0640 for node_exporter's group stays 0640, not the temporary's 0644.
+ */
+TEST(write_atomic_keeps_mode)
+{
+	char dir[] = "/tmp/hwtel-unit-XXXXXX", path[64];
+	struct stat st;
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/m.prom", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0);
+	CHECK_EQ(fchmod(fd, 0640), 0);
+	close(fd);
+	CHECK_EQ(hwtel_write_atomic(path, "a 1\n", 4), 0);
+	CHECK_EQ(stat(path, &st), 0);
+	CHECK_EQ(st.st_mode & 07777, 0640);
+	unlink(path);
+	CHECK_EQ(rmdir(dir), 0);
+}
+
+/*
+ * -o /dev/stdout (also /dev/fd/1, /proc/self/fd/1) names a descriptor the
+ * caller opened: the text goes to that descriptor, where it is (appended
+ * after "keep" here, the shell's >>), never a new file renamed over the
+ * file behind it, which would drop what it held and leave the descriptor
+ * on a deleted inode.
+ */
+TEST(write_atomic_own_descriptor)
+{
+	static const char *const via[] = { "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1" };
+	char dir[] = "/tmp/hwtel-unit-XXXXXX", path[64], *back;
+	struct stat before, after;
+	unsigned int i;
+	int fd, status = -1;
+	pid_t pid;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
+	CHECK(fd >= 0);
+	CHECK_EQ(write(fd, "keep\n", 5), 5);
+	CHECK_EQ(fstat(fd, &before), 0);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int bad = 0;
+
+		dup2(fd, 1);
+		for (i = 0; i < 3; i++)
+			bad |= hwtel_write_atomic(via[i], "x 1\n", 4) ? 1 << i : 0;
+		_exit(bad);
+	}
+	close(fd);
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	CHECK_EQ(stat(path, &after), 0);
+	CHECK(after.st_ino == before.st_ino);	/* the same file, not a new one */
+	back = unit_slurp(path, NULL);
+	CHECK_STR(back, "keep\nx 1\nx 1\nx 1\n");
+	free(back);
+	unlink(path);
+	CHECK_EQ(rmdir(dir), 0);	/* no temporary file left behind */
+}
+
+/*
  * hwtel_last_error() explains the last failure, never an older one: a call
  * that fails with only an errno leaves "", so the caller falls back on
  * strerror() instead of printing an earlier call's text.
