@@ -30,10 +30,73 @@
 #include "cli.h"
 
 static volatile sig_atomic_t stop_sig;
+volatile sig_atomic_t hwtel_stopped_by;
 
 static void on_signal(int sig)
 {
 	stop_sig = sig;
+	hwtel_stopped_by = sig;
+}
+
+/*
+ * stdout: the errno of the first write that failed, and whether the one
+ * message about it was printed.
+ */
+static int out_errno;
+static bool out_said;
+
+int hwtel_stdout_flush(void)
+{
+	if (out_errno)
+		return -out_errno;
+	if (fflush(stdout) == EOF)
+		out_errno = errno > 0 ? errno : EIO;
+	else if (ferror(stdout))
+		out_errno = EIO;	/* failed earlier, nothing left to retry */
+	return -out_errno;
+}
+
+int hwtel_output_error(int err)
+{
+	if (out_errno && err == -out_errno) {
+		if (!out_said)
+			fprintf(stderr, "hwtel: error: cannot write the output: %s\n",
+				strerror(out_errno));
+		out_said = true;
+	} else {
+		const char *msg = hwtel_last_error();
+
+		fprintf(stderr, "hwtel: error: %s\n", msg && *msg ? msg : strerror(-err));
+	}
+	return HWTEL_EXIT_FAIL;
+}
+
+int hwtel_finish(int status)
+{
+	int w = hwtel_stdout_flush();
+	sigset_t intr;
+
+	if (!w && fclose(stdout) == EOF) {
+		out_errno = errno > 0 ? errno : EIO;
+		w = -out_errno;
+	}
+	if (w) {
+		hwtel_output_error(w);
+		return status ? status : HWTEL_EXIT_FAIL;
+	}
+	/*
+	 * Stopped by Ctrl-C after the report was printed: end by SIGINT, as
+	 * perf stat does, so that a shell sees it (status 130) and a script's
+	 * loop stops. SIGTERM, the exporter's stop, stays exit status 0.
+	 */
+	if (status == HWTEL_EXIT_OK && hwtel_stopped_by == SIGINT) {
+		signal(SIGINT, SIG_DFL);
+		sigemptyset(&intr);
+		sigaddset(&intr, SIGINT);
+		raise(SIGINT);
+		sigprocmask(SIG_UNBLOCK, &intr, NULL);
+	}
+	return status;
 }
 
 static const char *prog_name(const char *argv0)
@@ -192,6 +255,10 @@ int hwtel_parse_args(int argc, char **argv, struct hwtel_opts *o, FILE *out, FIL
 			    o->interval > 86400 * 365)
 				return usage_error(o, err, "argument -t/--interval: invalid value '%s'",
 						   optarg);
+			/* perf stat takes no -I or --timeout under 10 ms either */
+			if (o->interval > 0 && o->interval < 0.01)
+				return usage_error(o, err, "argument -t/--interval: '%s' s is under 10 ms, the shortest interval: give 0.01 or more",
+						   optarg);
 			o->interval_set = true;
 			break;
 		case 'w':
@@ -260,9 +327,6 @@ int hwtel_parse_args(int argc, char **argv, struct hwtel_opts *o, FILE *out, FIL
 		return usage_error(o, err, "a COMMAND replaces -t/-w/-c%s", "");
 	if (o->count && !o->watch)
 		return usage_error(o, err, "-n/--count needs -w%s", "");
-	/* perf stat -I takes nothing shorter either */
-	if (o->watch && o->interval > 0 && o->interval < 0.01)
-		return usage_error(o, err, "-t/--interval under 10 ms with -w%s", "");
 	if (o->quiet && !o->prom_file)
 		return usage_error(o, err, "-q needs --prometheus%s", "");
 	return -1;
@@ -289,6 +353,8 @@ static int fail(int err)
 {
 	const char *msg = hwtel_last_error();
 
+	if (out_errno && err == -out_errno)
+		return hwtel_output_error(err);
 	fprintf(stderr, "hwtel: error: %s\n", msg && *msg ? msg : strerror(-err));
 	return hwtel_exit_status(err);
 }
@@ -530,8 +596,8 @@ static int csv_end(const struct hwtel_opts *o, struct buf_out *c, uint64_t elaps
 		fwrite(p, 1, (size_t)(nl - p + 1), stdout);
 	}
 	free(c->buf);
-	if (!ret && ferror(stdout))
-		ret = -EIO;
+	if (!ret)
+		ret = hwtel_stdout_flush();
 	return ret;
 }
 
@@ -616,8 +682,12 @@ static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data 
 		/* a blank line between reports, not between CSV rows or JSON lines */
 		if (more && !o->csv_sep && !(o->json && !o->compat))
 			fputc('\n', stdout);
-		if (fflush(stdout) && !ret)
-			ret = -EIO;
+		{
+			int w = hwtel_stdout_flush();
+
+			if (w)
+				ret = w;	/* the write's errno, not a formatter's EIO */
+		}
 	}
 	if (seconds > 0)
 		hwtel_pcie_flag_count_add(&pcie_flag_count, d);
@@ -805,8 +875,12 @@ static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
 		/* a blank line between reports, not between CSV rows or JSON lines */
 		if (more && !o->csv_sep && !(o->json && !o->compat))
 			fputc('\n', stdout);
-		if (fflush(stdout) && !ret)
-			ret = -EIO;
+		{
+			int w = hwtel_stdout_flush();
+
+			if (w)
+				ret = w;	/* the write's errno, not a formatter's EIO */
+		}
 	}
 	if (!ret && o->prom_file)
 		ret = write_prom(o->prom_file, prom_ddr, cum, d, seconds, n);

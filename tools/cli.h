@@ -3,6 +3,7 @@
 #ifndef _HWTEL_CLI_H
 #define _HWTEL_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -97,5 +98,28 @@ int hwtel_pcie_prom_flag_intervals(FILE *f, const char *pmu, const struct hwtel_
 unsigned int hwtel_pcie_watch_clear(const struct hwtel_pcie_status *st);
 /* Map a negative errno of libhwtel to an exit status. */
 int hwtel_exit_status(int err);
+
+/*
+ * stdout's write errors. hwtel_stdout_flush(): fflush(stdout); 0, or the
+ * negative errno of the first write to stdout that failed (EIO when it is
+ * not known any more), the same on every later call. hwtel_output_error():
+ * the message for a failed output step @err (once "cannot write the
+ * output: ..." for stdout's error, else the library's message), returns
+ * HWTEL_EXIT_FAIL.
+ */
+int hwtel_stdout_flush(void);
+int hwtel_output_error(int err);
+/*
+ * The SIGINT or SIGTERM that stopped a pcie, ddr or gpu run (0: none):
+ * set by their signal handlers.
+ */
+extern volatile sig_atomic_t hwtel_stopped_by;
+/*
+ * The end of main(): flushes and closes stdout (a write error is exit
+ * status 1 with one message, unless @status is a failure already); after
+ * a run that SIGINT stopped with @status 0, the process ends by SIGINT,
+ * as perf stat does. Returns the exit status otherwise.
+ */
+int hwtel_finish(int status);
 
 #endif

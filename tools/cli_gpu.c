@@ -32,6 +32,7 @@ static volatile sig_atomic_t gpu_stop;
 static void gpu_on_signal(int sig)
 {
 	gpu_stop = sig;
+	hwtel_stopped_by = sig;
 }
 
 struct gpu_opts {
@@ -132,6 +133,10 @@ static int gpu_parse(int argc, char **argv, struct gpu_opts *o)
 			if (errno || *end || !*optarg || !isfinite(o->interval) ||
 			    o->interval <= 0 || o->interval > 86400 * 365)
 				return gpu_usage_error("argument -t/--interval: invalid value '%s'",
+						       optarg);
+			/* as perf stat's -I and --timeout */
+			if (o->interval < 0.01)
+				return gpu_usage_error("argument -t/--interval: '%s' s is under 10 ms, the shortest interval: give 0.01 or more",
 						       optarg);
 			o->interval_set = true;
 			break;
@@ -375,8 +380,12 @@ static int gpu_output(const struct gpu_opts *o, const struct hwtel_gpu_report *c
 		}
 		if (more && !o->csv_sep && !o->json)
 			fputc('\n', stdout);
-		if (fflush(stdout) && !ret)
-			ret = -EIO;
+		{
+			int w = hwtel_stdout_flush();
+
+			if (w)
+				ret = w;	/* the write's errno, not a formatter's EIO */
+		}
 	}
 	if (!ret && o->prom_file) {
 		char *buf = NULL;
@@ -509,8 +518,7 @@ static int gpu_drm_main(const struct gpu_opts *o, const struct hwtel_gpu_opp *ta
 				r->clients_lost, o->no_hold ? " (--no-hold)" : "");
 		ret = gpu_output(o, hwtel_gpu_drm_cumulative(d), r, !last);
 		if (ret) {
-			fprintf(stderr, "hwtel: error: output: %s\n", strerror(-ret));
-			status = HWTEL_EXIT_FAIL;
+			status = hwtel_output_error(ret);
 			break;
 		}
 		if (last)
@@ -682,8 +690,7 @@ int hwtel_gpu_main(int argc, char **argv)
 				hwtel_gpu_procmon_lost(pm));
 		ret = gpu_output(&o, hwtel_gpu_cumulative(g), r, !last);
 		if (ret) {
-			fprintf(stderr, "hwtel: error: output: %s\n", strerror(-ret));
-			status = HWTEL_EXIT_FAIL;
+			status = hwtel_output_error(ret);
 			goto out;
 		}
 		if (last)

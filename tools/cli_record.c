@@ -1265,8 +1265,14 @@ int hwtel_report_main(int argc, char **argv)
 		}
 	}
 	ret = rec_view(f, &c, &vo);
-	if (fflush(f) && !ret)
+	if (!out) {
+		int w = hwtel_stdout_flush();
+
+		if (w)
+			ret = w;	/* the write's errno, not the view's EIO */
+	} else if (fflush(f) && !ret) {
 		ret = -EIO;
+	}
 	if (out) {
 		if (fclose(f) && !ret)
 			ret = -ENOMEM;
@@ -1282,9 +1288,10 @@ int hwtel_report_main(int argc, char **argv)
 		free(text);
 	}
 	rec_capture_free(&c);
+	if (ret && !out)
+		return hwtel_output_error(ret);
 	if (ret) {
-		fprintf(stderr, "hwtel report: error: writing %s: %s\n", out ? out : "stdout",
-			strerror(-ret));
+		fprintf(stderr, "hwtel report: error: writing %s: %s\n", out, strerror(-ret));
 		return HWTEL_EXIT_FAIL;
 	}
 	return HWTEL_EXIT_OK;

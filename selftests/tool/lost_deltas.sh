@@ -83,7 +83,7 @@ cp "$T/w.prom" "$T/w.prom.copy"
 kill -INT $pid
 wait $pid
 rc=$?
-tap_eq "watch across an overload exits 0 on SIGINT" "0" "$rc"
+tap_eq "watch across an overload ends by SIGINT on SIGINT (130)" "130" "$rc"
 tool_py "watch: clean before the overload, flagged inside it, clean after it ($c1, $c0)" '
 import json, sys
 docs = [json.loads(l) for l in open(sys.argv[1])]

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libhwtel/hwtel.h>
@@ -405,4 +407,164 @@ TEST(cli_watch_clears_flags_only_when_set)
 	st.lost_deltas = false;
 	st.readout_overrun = true;
 	CHECK_EQ(hwtel_pcie_watch_clear(&st), HWTEL_CLEAR_MARKS | HWTEL_CLEAR_FLAGS);
+}
+
+/*
+ * The installed binary's main() (HWTEL_BIN, built before the tests), run
+ * with its stdout on @out_path (opened for writing; "/dev/full" is only
+ * written to) and stderr captured in errbuf. Returns the raw wait status.
+ * With @sig, that signal is sent @sig_after_ms after the start.
+ */
+static int run_bin(const char *out_path, const char *const *args, int sig, int sig_after_ms)
+{
+	int perr[2], st = -1;
+	pid_t pid;
+	ssize_t n;
+
+	fflush(stdout);
+	if (pipe(perr))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char *argv[32];
+		int argc = 0, fd = open(out_path, O_WRONLY);
+
+		if (fd < 0)
+			_exit(99);
+		dup2(fd, 1);
+		dup2(perr[1], 2);
+		close(perr[0]);
+		while (args[argc])
+			argv[argc] = (char *)args[argc], argc++;
+		argv[argc] = NULL;
+		setenv("HWTEL_SYSFS", "fixtures/sys", 1);
+		alarm(60);	/* never hangs the tests */
+		execv(HWTEL_BIN, argv);
+		_exit(98);
+	}
+	close(perr[1]);
+	if (sig) {
+		struct timespec ts = { sig_after_ms / 1000, (sig_after_ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+		kill(pid, sig);
+	}
+	memset(errbuf, 0, sizeof(errbuf));
+	for (size_t off = 0; off < sizeof(errbuf) - 1; off += (size_t)n) {
+		n = read(perr[0], errbuf + off, sizeof(errbuf) - 1 - off);
+		if (n <= 0)
+			break;
+	}
+	close(perr[0]);
+	waitpid(pid, &st, 0);
+	return st;
+}
+
+static int count_args(const char *const *args)
+{
+	int n = 0;
+
+	while (args[n])
+		n++;
+	return n;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/*
+ * Output that cannot be written ends the run with exit status 1 and one
+ * message with the write's own errno, for every command: not a second
+ * line from main(), not EIO in place of ENOSPC.
+ */
+TEST(cli_write_error_said_once)
+{
+	const char *const *const cmds[] = {
+		ARGS("hwtel", "list"),
+		ARGS("hwtel", "--version"),
+		ARGS("hwtel", "gpu", "--source", "drm", "-t", "0.05"),
+		ARGS("hwtel", "gpu", "--source", "drm", "-t", "0.05", "-x", ","),
+		ARGS("hwtel", "gpu", "--source", "drm", "-w", "-n", "2", "-t", "0.05", "-j"),
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		int st = run_bin("/dev/full", cmds[i], 0, 0);
+
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == HWTEL_EXIT_FAIL);
+		if (!strstr(errbuf, "hwtel: error: cannot write the output: No space left on device\n") ||
+		    count_lines(errbuf) != 1) {
+			printf("#   %s %s: stderr '%s'\n", cmds[i][1], cmds[i][2] ? cmds[i][2] : "",
+			       errbuf);
+			unit_failed++;
+		}
+	}
+}
+
+/*
+ * Ctrl-C during a single interval: the counts so far are printed, then
+ * hwtel ends by SIGINT itself, as perf stat does, so that a shell sees
+ * 130 and stops a script's loop. SIGTERM (systemctl stop) ends it with
+ * exit status 0 after the same report. The DRM source of hwtel gpu runs
+ * on any host (no client: an empty table).
+ */
+TEST(cli_sigint_prints_then_dies_by_it)
+{
+	char path[] = "/tmp/hwtel-unit-sigint.XXXXXX", *out;
+	int fd = mkstemp(path), st;
+
+	CHECK(fd >= 0);
+	close(fd);
+	st = run_bin(path, ARGS("hwtel", "gpu", "--source", "drm", "-t", "30"), SIGINT, 1000);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
+	out = unit_slurp(path, NULL);
+	if (!WIFSIGNALED(st))
+		printf("#   SIGINT: wait status 0x%x, stderr '%s', stdout '%.300s'\n", st, errbuf,
+		       out ? out : "(none)");
+	CHECK(out && strstr(out, "GPU power consumers") && strstr(out, "Measured over "));
+	free(out);
+
+	st = run_bin(path, ARGS("hwtel", "gpu", "--source", "drm", "-t", "30"), SIGTERM, 1000);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	out = unit_slurp(path, NULL);
+	CHECK(out && strstr(out, "GPU power consumers"));
+	free(out);
+	unlink(path);
+}
+
+/*
+ * Intervals under 10 ms are refused as perf stat refuses -I and --timeout
+ * values under 10 ms: with -w and without it, for pcie, ddr and gpu.
+ */
+TEST(cli_intervals_under_10ms_refused)
+{
+	const char *const *const cmds[] = {
+		ARGS("hwtel", "gpu", "--source", "drm", "-w", "-n", "3", "-t", "0.001"),
+		ARGS("hwtel", "gpu", "--source", "drm", "-t", "0.009"),
+		ARGS("hwtel", "pcie", "-t", "0.005"),
+		ARGS("hwtel", "ddr", "-t", "0.000001"),
+	};
+	unsigned int i;
+
+	bad(ARGS("hwtel", "pcie", "-t", "0.005"), "under 10 ms");
+	bad(ARGS("hwtel", "ddr", "-t", "0.000001"), "under 10 ms");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		int st = run_bin("/dev/null", cmds[i], 0, 0);
+
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == HWTEL_EXIT_USAGE);
+		if (!strstr(errbuf, "under 10 ms")) {
+			printf("#   %s ... %s: stderr '%.200s'\n", cmds[i][1], cmds[i][count_args(cmds[i]) - 1],
+			       errbuf);
+			unit_failed++;
+		}
+	}
+	/* 10 ms itself is taken, and -t 0 (pcie: the totals) is not an interval */
+	CHECK_EQ(parse(&(struct hwtel_opts){ 0 }, ARGS("hwtel", "pcie", "-w", "-t", "0.01")), -1);
+	CHECK_EQ(parse(&(struct hwtel_opts){ 0 }, ARGS("hwtel", "pcie", "-t", "0")), -1);
 }
