@@ -279,6 +279,9 @@ int hwtel_parse_args(int argc, char **argv, struct hwtel_opts *o, FILE *out, FIL
 		case 'x':
 			if (!*optarg)
 				return usage_error(o, err, "argument -x: empty separator%s", "");
+			if (strpbrk(optarg, "\"\n\r"))
+				return usage_error(o, err, "argument -x: '%s' holds a double quote or a line break, which no CSV field can be quoted around: choose another separator",
+						   optarg);
 			o->csv_sep = optarg;
 			break;
 		case OPT_PROM:
@@ -572,29 +575,50 @@ static int out_begin(bool buffered, struct buf_out *c)
 	return 0;
 }
 
+int hwtel_csv_interval_rows(FILE *out, const char *text, size_t len, const char *sep,
+			    uint64_t elapsed_ns, enum hwtel_csv_head head)
+{
+	const char *p = text, *end = text + len, *nl;
+	char ts[32];
+
+	snprintf(ts, sizeof(ts), "%llu.%09llu", (unsigned long long)(elapsed_ns / 1000000000ull),
+		 (unsigned long long)(elapsed_ns % 1000000000ull));
+	if (head != HWTEL_CSV_NO_HEAD && p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (head == HWTEL_CSV_HEAD) {
+			fprintf(out, "%s%s", strstr("interval", sep) ? "\"interval\"" : "interval", sep);
+			fwrite(p, 1, nl ? (size_t)(nl - p) : (size_t)(end - p), out);
+			fputc('\n', out);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		/* RFC 4180 as the rows: "-x ." quotes the time */
+		fprintf(out, strstr(ts, sep) ? "\"%s\"%s" : "%s%s", ts, sep);
+		if (!nl) {
+			fwrite(p, 1, (size_t)(end - p), out);
+			fputc('\n', out);
+			break;
+		}
+		fwrite(p, 1, (size_t)(nl - p + 1), out);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
 /*
  * -x with -w: every row starts with the time since the first reading, as
  * perf stat -I -x does ("SECONDS.NANOSECONDS" then the separator).
  */
 static int csv_end(const struct hwtel_opts *o, struct buf_out *c, uint64_t elapsed_ns, int ret)
 {
-	const char *p, *end, *nl;
-
 	if (c->f == stdout)
 		return ret;
 	if (fclose(c->f) && !ret)
 		ret = -ENOMEM;
-	for (p = c->buf, end = c->buf + c->len; !ret && p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		printf("%llu.%09llu%s", (unsigned long long)(elapsed_ns / 1000000000ull),
-		       (unsigned long long)(elapsed_ns % 1000000000ull), o->csv_sep);
-		if (!nl) {
-			fwrite(p, 1, (size_t)(end - p), stdout);
-			putchar('\n');
-			break;
-		}
-		fwrite(p, 1, (size_t)(nl - p + 1), stdout);
-	}
+	if (!ret)
+		hwtel_csv_interval_rows(stdout, c->buf, c->len, o->csv_sep, elapsed_ns,
+					HWTEL_CSV_NO_HEAD);
 	free(c->buf);
 	if (!ret)
 		ret = hwtel_stdout_flush();

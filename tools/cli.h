@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <libhwtel/hwtel.h>
@@ -62,6 +63,17 @@ int hwtel_nfb_main(int argc, char **argv);
  * 0, or -EIO when @out has an error.
  */
 int hwtel_json_line(FILE *out, const char *text, size_t len, const double *interval);
+/*
+ * -w -x: write the CSV rows @text to @out, each led by the interval's end
+ * @elapsed_ns (seconds since the start, "SECONDS.NANOSECONDS", quoted when
+ * it holds @sep) and @sep, as perf stat -I -x rows are. @head: the first
+ * line of @text is a header, printed with an "interval" field before it
+ * (HWTEL_CSV_HEAD, the first interval) or left out (HWTEL_CSV_SKIP_HEAD).
+ * 0, or -EIO when @out has an error.
+ */
+enum hwtel_csv_head { HWTEL_CSV_NO_HEAD, HWTEL_CSV_HEAD, HWTEL_CSV_SKIP_HEAD };
+int hwtel_csv_interval_rows(FILE *out, const char *text, size_t len, const char *sep,
+			    uint64_t elapsed_ns, enum hwtel_csv_head head);
 
 /*
  * --prometheus in watch mode: hwtel_prom_write() writes @path with

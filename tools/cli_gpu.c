@@ -155,6 +155,9 @@ static int gpu_parse(int argc, char **argv, struct gpu_opts *o)
 		case 'x':
 			if (!*optarg)
 				return gpu_usage_error("argument -x: empty separator%s", "");
+			if (strpbrk(optarg, "\"\n\r"))
+				return gpu_usage_error("argument -x: '%s' holds a double quote or a line break, which no CSV field can be quoted around: choose another separator",
+						       optarg);
 			o->csv_sep = optarg;
 			break;
 		case OPT_PROM:
@@ -372,6 +375,30 @@ static int gpu_output(const struct gpu_opts *o, const struct hwtel_gpu_report *c
 				ret = -ENOMEM;
 			if (!ret)
 				ret = hwtel_json_line(stdout, buf, len, NULL);
+			free(buf);
+		} else if (o->csv_sep && o->watch) {
+			/*
+			 * -w -x: one header, "interval" first, and every row led
+			 * by the interval's end since the start, as perf stat -I -x
+			 */
+			static uint64_t start_ns;
+			static bool headed;
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+
+			if (!f)
+				return -ENOMEM;
+			if (!headed)
+				start_ns = r->t0_ns;
+			ret = hwtel_gpu_format_csv(f, r, o->csv_sep);
+			if (fclose(f) && !ret)
+				ret = -ENOMEM;
+			if (!ret)
+				ret = hwtel_csv_interval_rows(stdout, buf, len, o->csv_sep,
+							      r->t1_ns - start_ns,
+							      headed ? HWTEL_CSV_SKIP_HEAD : HWTEL_CSV_HEAD);
+			headed = true;
 			free(buf);
 		} else if (o->csv_sep) {
 			ret = hwtel_gpu_format_csv(stdout, r, o->csv_sep);

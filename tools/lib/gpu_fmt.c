@@ -436,11 +436,25 @@ static int gpu_format_csv_c(FILE *f, const struct hwtel_gpu_report *r, const cha
 	char pid[16];
 
 	hwtel_clear_error();
-	fprintf(f, "pid%slife%scomm", sep, sep);
+	/* the header quoted too: an engine name (DRM's come from the driver) may hold SEP */
+	hwtel_csv_fmt(f, sep, "pid");
+	hwtel_csv_fmt(f, sep, "life");
+	hwtel_csv_field(f, "comm", sep);
 	for (k = 0; k < HWTEL_GPU_UNITS; k++)
-		if (unit_exists(r, k))
-			fprintf(f, "%sbusy_ns_%s", sep, unit_name(r, k));
-	fprintf(f, "%sjobs%senergy_upj%smean_pw%sshare%scmdline\n", sep, sep, sep, sep, sep);
+		if (unit_exists(r, k)) {
+			char name[40];
+
+			snprintf(name, sizeof(name), "busy_ns_%s", unit_name(r, k));
+			fputs(sep, f);
+			hwtel_csv_field(f, name, sep);
+		}
+	fputs(sep, f);
+	hwtel_csv_fmt(f, sep, "jobs");
+	hwtel_csv_fmt(f, sep, "energy_upj");
+	hwtel_csv_fmt(f, sep, "mean_pw");
+	hwtel_csv_fmt(f, sep, "share");
+	hwtel_csv_field(f, "cmdline", sep);
+	fputc('\n', f);
 	for (i = 0; i < r->nconsumers; i++) {
 		const struct hwtel_gpu_consumer *c = &r->consumers[i];
 
@@ -452,12 +466,16 @@ static int gpu_format_csv_c(FILE *f, const struct hwtel_gpu_report *r, const cha
 		r->energy_upj ? 1.0 : 0.0, "");
 	if (lost_any(r)) {
 		/* busy: time not billed after a gap; jobs: jobs whose STOP or START was lost */
-		fprintf(f, "lost%s0%s", sep, sep);
+		hwtel_csv_fmt(f, sep, "lost");
+		hwtel_csv_fmt(f, sep, "0");
 		for (k = 0; k < HWTEL_GPU_UNITS; k++)
-			if (unit_exists(r, k))
-				fprintf(f, "%s%" PRIu64, sep, r->unbilled_ns[k]);
-		fprintf(f, "%s%lu%s%s%s%s\n", sep, r->lost_stops + r->lost_starts, sep, sep, sep,
-			sep);
+			if (unit_exists(r, k)) {
+				fputs(sep, f);
+				hwtel_csv_field(f, u64_s(r->unbilled_ns[k]).s, sep);
+			}
+		fputs(sep, f);
+		hwtel_csv_fmt(f, sep, "%lu", r->lost_stops + r->lost_starts);
+		fprintf(f, "%s%s%s\n", sep, sep, sep);
 	}
 	if (r->overflows) {
 		/* jobs: the recordings that filled the driver's buffer */

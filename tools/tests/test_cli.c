@@ -568,3 +568,84 @@ TEST(cli_intervals_under_10ms_refused)
 	CHECK_EQ(parse(&(struct hwtel_opts){ 0 }, ARGS("hwtel", "pcie", "-w", "-t", "0.01")), -1);
 	CHECK_EQ(parse(&(struct hwtel_opts){ 0 }, ARGS("hwtel", "pcie", "-t", "0")), -1);
 }
+
+/*
+ * -x SEP takes any separator that RFC 4180 quoting can work around: not
+ * one holding a double quote or a line break.
+ */
+TEST(cli_csv_separator_quotable)
+{
+	int st;
+
+	bad(ARGS("hwtel", "pcie", "-x", "\""), "-x");
+	bad(ARGS("hwtel", "ddr", "-x", "a\nb"), "-x");
+	bad(ARGS("nfb-pcie-telemetry", "-x", "\r"), "-x");
+	st = run_bin("/dev/null", ARGS("hwtel", "gpu", "--source", "drm", "-t", "0.05", "-x", "'\""), 0, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == HWTEL_EXIT_USAGE);
+	CHECK(strstr(errbuf, "double quote") != NULL);
+}
+
+/*
+ * hwtel gpu -w -x: the header once, with "interval" first, and every row
+ * led by the interval's end (seconds since the start), as perf stat -I -x
+ * rows are; quoted when it holds the separator (-x .).
+ */
+TEST(cli_gpu_watch_csv_interval_first)
+{
+	static const char *const seps[] = { ",", "." };
+	char path[] = "/tmp/hwtel-unit-gpucsv.XXXXXX";
+	int fd = mkstemp(path);
+	unsigned int i;
+
+	CHECK(fd >= 0);
+	close(fd);
+	for (i = 0; i < 2; i++) {
+		char *out, *line, head[64], lead[8];
+		int st, rows = 0, heads = 0;
+
+		st = run_bin(path, ARGS("hwtel", "gpu", "--source", "drm", "-w", "-n", "2", "-t", "0.05",
+					"-x", seps[i]), 0, 0);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		out = unit_slurp(path, NULL);
+		CHECK(out != NULL);
+		snprintf(head, sizeof(head), "interval%spid%slife%scomm%s", seps[i], seps[i], seps[i],
+			 seps[i]);
+		snprintf(lead, sizeof(lead), "%s", seps[i][0] == '.' ? "\"0." : "0.");
+		for (line = out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+			if (!strncmp(line, "pid", 3) || !strncmp(line, "interval", 8)) {
+				heads++;
+				CHECK(!strncmp(line, head, strlen(head)));
+			} else {
+				rows++;
+				CHECK(!strncmp(line, lead, strlen(lead)));
+			}
+		}
+		if (heads != 1 || rows != 2)
+			printf("#   -x '%s': %d header lines, %d rows:\n%s", seps[i], heads, rows, out ? out : "");
+		CHECK_EQ(heads, 1);
+		CHECK_EQ(rows, 2);
+		free(out);
+		CHECK_EQ(truncate(path, 0), 0);
+	}
+	unlink(path);
+}
+
+/* The -w -x row prefix: the time quoted when it holds SEP, a last row ended */
+TEST(cli_csv_interval_rows)
+{
+	static const char rows[] = "1,a\n2,\"b.c\"", head[] = "x.y\n1.2\n";
+	char buf[256] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	CHECK_EQ(hwtel_csv_interval_rows(f, rows, strlen(rows), ",", 1500000000ull,
+					 HWTEL_CSV_NO_HEAD), 0);
+	CHECK_EQ(hwtel_csv_interval_rows(f, rows, strlen(rows), ".", 2000000001ull,
+					 HWTEL_CSV_NO_HEAD), 0);
+	CHECK_EQ(hwtel_csv_interval_rows(f, head, strlen(head), ".", 3ull, HWTEL_CSV_HEAD), 0);
+	CHECK_EQ(hwtel_csv_interval_rows(f, head, strlen(head), ".", 4ull, HWTEL_CSV_SKIP_HEAD), 0);
+	fclose(f);
+	CHECK_STR(buf, "1.500000000,1,a\n1.500000000,2,\"b.c\"\n"
+		  "\"2.000000001\".1,a\n\"2.000000001\".2,\"b.c\"\n"
+		  "interval.x.y\n\"0.000000003\".1.2\n"
+		  "\"0.000000004\".1.2\n");
+}

@@ -1267,3 +1267,48 @@ TEST(gpu_million_events)
 	CHECK_U64(r->unattributed_ns, 0);
 	hwtel_gpu_free(g);
 }
+
+/*
+ * RFC 4180 in every row, also the header and the "lost" row: a separator
+ * that an engine name ("enc_1", DRM's names come from the driver) or a
+ * number ("0") holds is quoted there too, so every record has the
+ * header's number of fields.
+ */
+TEST(gpu_csv_header_and_lost_row_quoted)
+{
+	static const char *const seps[] = { "_", "0", "," };
+	struct hwtel_gpu_report r;
+	unsigned int i;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.unit_names[0], sizeof(r.unit_names[0]), "gfx");
+	snprintf(r.unit_names[1], sizeof(r.unit_names[1]), "enc_1");
+	snprintf(r.unit_names[2], sizeof(r.unit_names[2]), "enc,2");
+	r.source = "drm";
+	r.busy_ns[1] = 100;
+	r.unbilled_ns[1] = 1000;
+	r.lost_stops = 10;
+	for (i = 0; i < sizeof(seps) / sizeof(seps[0]); i++) {
+		char *out = NULL, *line;
+		size_t olen = 0;
+		int want = -2, n = 0;
+		FILE *f = open_memstream(&out, &olen);
+
+		CHECK_EQ(hwtel_gpu_format_csv(f, &r, seps[i]), 0);
+		fclose(f);
+		for (line = out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+			int got = csv_fields(line, seps[i][0]);
+
+			if (want == -2)
+				want = got;
+			if (got != want || got < 0) {
+				printf("#   -x '%s': %d fields, the header has %d: %.*s\n", seps[i], got,
+				       want, (int)strcspn(line, "\n"), line);
+				unit_failed++;
+			}
+			n++;
+		}
+		CHECK_EQ(n, 3);	/* header, total, lost */
+		free(out);
+	}
+}
