@@ -356,14 +356,27 @@ static int gpu_run_command(char **argv, int *status)
 	return 0;
 }
 
+/* the start of the first interval reported: -w's "interval" times count from it */
+static uint64_t gpu_start_ns;
+static bool gpu_started;
+
 static int gpu_output(const struct gpu_opts *o, const struct hwtel_gpu_report *cum,
 		      const struct hwtel_gpu_report *r, bool more)
 {
 	int ret = 0;
 
+	if (!gpu_started) {
+		gpu_start_ns = r->t0_ns;
+		gpu_started = true;
+	}
 	if (!o->quiet) {
 		if (o->json) {
-			/* one object per line, as hwtel pcie -j and perf stat -j */
+			/*
+			 * one object per line, as hwtel pcie -j and perf stat -j;
+			 * with -w the interval's end since the start first, as
+			 * perf stat -I -j
+			 */
+			double t = (double)(r->t1_ns - gpu_start_ns) / 1e9;
 			char *buf = NULL;
 			size_t len = 0;
 			FILE *f = open_memstream(&buf, &len);
@@ -374,14 +387,13 @@ static int gpu_output(const struct gpu_opts *o, const struct hwtel_gpu_report *c
 			if (fclose(f) && !ret)
 				ret = -ENOMEM;
 			if (!ret)
-				ret = hwtel_json_line(stdout, buf, len, NULL);
+				ret = hwtel_json_line(stdout, buf, len, o->watch ? &t : NULL);
 			free(buf);
 		} else if (o->csv_sep && o->watch) {
 			/*
 			 * -w -x: one header, "interval" first, and every row led
 			 * by the interval's end since the start, as perf stat -I -x
 			 */
-			static uint64_t start_ns;
 			static bool headed;
 			char *buf = NULL;
 			size_t len = 0;
@@ -389,14 +401,12 @@ static int gpu_output(const struct gpu_opts *o, const struct hwtel_gpu_report *c
 
 			if (!f)
 				return -ENOMEM;
-			if (!headed)
-				start_ns = r->t0_ns;
 			ret = hwtel_gpu_format_csv(f, r, o->csv_sep);
 			if (fclose(f) && !ret)
 				ret = -ENOMEM;
 			if (!ret)
 				ret = hwtel_csv_interval_rows(stdout, buf, len, o->csv_sep,
-							      r->t1_ns - start_ns,
+							      r->t1_ns - gpu_start_ns,
 							      headed ? HWTEL_CSV_SKIP_HEAD : HWTEL_CSV_HEAD);
 			headed = true;
 			free(buf);

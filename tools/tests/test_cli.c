@@ -649,3 +649,40 @@ TEST(cli_csv_interval_rows)
 		  "interval.x.y\n\"0.000000003\".1.2\n"
 		  "\"0.000000004\".1.2\n");
 }
+
+/*
+ * hwtel gpu -j: one object per line; with -w each leads with "interval",
+ * the interval's end in seconds since the start, as pcie, ddr and
+ * perf stat -I -j do.
+ */
+TEST(cli_gpu_watch_json_interval_first)
+{
+	char path[] = "/tmp/hwtel-unit-gpujson.XXXXXX", *out, *line;
+	int fd = mkstemp(path), st, n = 0;
+	double prev = 0;
+
+	CHECK(fd >= 0);
+	close(fd);
+	st = run_bin(path, ARGS("hwtel", "gpu", "--source", "drm", "-w", "-n", "2", "-t", "0.05", "-j"),
+		     0, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	out = unit_slurp(path, NULL);
+	for (line = out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		double t = -1;
+
+		n++;
+		if (sscanf(line, "{\"interval\": %lf, \"seconds\": ", &t) != 1 || t <= prev) {
+			printf("#   line %d: %.80s\n", n, line);
+			unit_failed++;
+		}
+		prev = t;
+	}
+	CHECK_EQ(n, 2);
+	free(out);
+	CHECK_EQ(truncate(path, 0), 0);
+	st = run_bin(path, ARGS("hwtel", "gpu", "--source", "drm", "-t", "0.05", "-j"), 0, 0);
+	out = unit_slurp(path, NULL);
+	CHECK(out && !strncmp(out, "{\"seconds\": ", 12) && count_lines(out) == 1);
+	free(out);
+	unlink(path);
+}
