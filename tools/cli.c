@@ -71,16 +71,22 @@ int hwtel_output_error(int err)
 	return HWTEL_EXIT_FAIL;
 }
 
+bool hwtel_output_stopped(int err)
+{
+	return err == -EINTR && hwtel_stopped_by;
+}
+
 int hwtel_finish(int status)
 {
 	int w = hwtel_stdout_flush();
 	sigset_t intr;
 
+	/* after a failed write no fclose(): it would write (and block) again */
 	if (!w && fclose(stdout) == EOF) {
 		out_errno = errno > 0 ? errno : EIO;
 		w = -out_errno;
 	}
-	if (w) {
+	if (w && !hwtel_output_stopped(w)) {
 		hwtel_output_error(w);
 		return status ? status : HWTEL_EXIT_FAIL;
 	}
@@ -682,12 +688,32 @@ static int json_end(const struct hwtel_opts *o, struct buf_out *j, uint64_t elap
 	return ret;
 }
 
+/*
+ * SIGINT and SIGTERM are taken during the output too (output_begin() to
+ * output_end()): a write or FIFO open blocked on a reader that does not
+ * read then ends with EINTR and the run stops, instead of waiting for
+ * the reader with the signals held.
+ */
+static sigset_t output_held;
+
+static void output_begin(void)
+{
+	sigprocmask(SIG_SETMASK, &sleep_mask, &output_held);
+}
+
+static void output_end(void)
+{
+	sigprocmask(SIG_SETMASK, &output_held, NULL);
+}
+
 static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data *d,
 		       const struct hwtel_pcie_data *cum, double seconds, uint64_t elapsed_ns,
 		       bool more)
 {
 	struct buf_out j, c;
 	int ret = 0;
+
+	output_begin();
 
 	if (!o->quiet) {
 		if (o->json) {
@@ -717,6 +743,7 @@ static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data 
 		hwtel_pcie_flag_count_add(&pcie_flag_count, d);
 	if (!ret && o->prom_file)
 		ret = write_prom(o->prom_file, prom_pcie, cum, d, seconds, 1);
+	output_end();
 	return ret;
 }
 
@@ -780,7 +807,9 @@ static int cmd_pcie(const struct hwtel_opts *o)
 				hwtel_pcie_data_copy(first, a);
 			ret = pcie_output(o, a, a, 0, a->timestamp_ns - first->timestamp_ns,
 					  o->watch);
-			if (ret || !o->watch || (o->count && n >= o->count))
+			if (hwtel_output_stopped(ret))
+				ret = 0;	/* stopped while the output blocked */
+			if (ret || stop_sig || !o->watch || (o->count && n >= o->count))
 				goto out;
 			if (!sleep_until(hwtel_now_ns() + 1000000000ull))
 				goto out;
@@ -842,7 +871,9 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		n++;
 		ret = pcie_output(o, diff, cum, seconds, b->timestamp_ns - first->timestamp_ns,
 				  o->watch && !(o->count && n >= o->count));
-		if (ret || !o->watch || o->command || (o->count && n >= o->count))
+		if (hwtel_output_stopped(ret))
+			ret = 0;	/* stopped while the output blocked */
+		if (ret || stop_sig || !o->watch || o->command || (o->count && n >= o->count))
 			break;
 		hwtel_pcie_data_copy(a, b);
 	}
@@ -876,6 +907,7 @@ static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
 	unsigned int k;
 	int ret = 0;
 
+	output_begin();
 	if (!o->quiet) {
 		if (o->json) {
 			ret = out_begin(!o->compat, &j);
@@ -908,6 +940,7 @@ static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
 	}
 	if (!ret && o->prom_file)
 		ret = write_prom(o->prom_file, prom_ddr, cum, d, seconds, n);
+	output_end();
 	return ret;
 }
 
@@ -994,7 +1027,9 @@ static int cmd_ddr(const struct hwtel_opts *o)
 		iter++;
 		ret = ddr_output(o, diff, cum, n, seconds, b[0].timestamp_ns - first[0].timestamp_ns,
 				 o->watch && !(o->count && iter >= o->count));
-		if (ret || !o->watch || o->command || (o->count && iter >= o->count))
+		if (hwtel_output_stopped(ret))
+			ret = 0;	/* stopped while the output blocked */
+		if (ret || stop_sig || !o->watch || o->command || (o->count && iter >= o->count))
 			break;
 		memcpy(a, b, n * sizeof(*a));
 		t0 += (uint64_t)(o->interval * 1e9);

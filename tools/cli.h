@@ -122,6 +122,12 @@ int hwtel_exit_status(int err);
 int hwtel_stdout_flush(void);
 int hwtel_output_error(int err);
 /*
+ * @err of an output step is a stop: a SIGINT or SIGTERM interrupted a
+ * write or FIFO open that blocked (EINTR). The run then ends as on any
+ * stop signal, without an error.
+ */
+bool hwtel_output_stopped(int err);
+/*
  * The SIGINT or SIGTERM that stopped a pcie, ddr or gpu run (0: none):
  * set by their signal handlers.
  */

@@ -554,6 +554,8 @@ static int gpu_drm_main(const struct gpu_opts *o, const struct hwtel_gpu_opp *ta
 			fprintf(stderr, "hwtel: warning: %lu DRM clients closed before hwtel read them again: their last usage is lost%s\n",
 				r->clients_lost, o->no_hold ? " (--no-hold)" : "");
 		ret = gpu_output(o, hwtel_gpu_drm_cumulative(d), r, !last);
+		if (hwtel_output_stopped(ret))
+			break;	/* stopped while the output blocked */
 		if (ret) {
 			status = hwtel_output_error(ret);
 			break;
@@ -726,6 +728,8 @@ int hwtel_gpu_main(int argc, char **argv)
 			fprintf(stderr, "hwtel: warning: the kernel dropped %lu batches of process events: some names may be PIDs\n",
 				hwtel_gpu_procmon_lost(pm));
 		ret = gpu_output(&o, hwtel_gpu_cumulative(g), r, !last);
+		if (hwtel_output_stopped(ret))
+			goto out;	/* stopped while the output blocked */
 		if (ret) {
 			status = hwtel_output_error(ret);
 			goto out;

@@ -413,7 +413,8 @@ const char *hwtel_pcie_event_desc(const char *name);
  * never replaced; a path naming one of the process's own descriptors
  * (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is written to that descriptor
  * at its offset; a dangling link is refused (-ENOENT). Used for -o and
- * --prometheus.
+ * --prometheus. A signal whose handler was installed without SA_RESTART
+ * ends an open or write blocked on a FIFO or pipe: -EINTR.
  */
 int hwtel_write_atomic(const char *path, const char *text, size_t len);
 /* CLOCK_MONOTONIC in ns. */

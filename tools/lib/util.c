@@ -336,7 +336,11 @@ int hwtel_resolve_device(const char *prefix, const char *module,
 	return 0;
 }
 
-/* Write all of @text to @fd; 0 or -errno. */
+/*
+ * Write all of @text to @fd; 0 or -errno. EINTR is returned, not retried:
+ * only a handler installed without SA_RESTART gets it, from a write blocked
+ * on a pipe or FIFO that is not read, and such a handler means to stop it.
+ */
 static int write_all(int fd, const char *text, size_t len)
 {
 	size_t off = 0;
@@ -344,11 +348,8 @@ static int write_all(int fd, const char *text, size_t len)
 	while (off < len) {
 		ssize_t w = write(fd, text + off, len - off);
 
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
+		if (w < 0)
 			return -errno;
-		}
 		off += (size_t)w;
 	}
 	return 0;

@@ -686,3 +686,46 @@ TEST(cli_gpu_watch_json_interval_first)
 	free(out);
 	unlink(path);
 }
+
+/*
+ * A stop signal ends a run blocked on its output (a FIFO with no reader
+ * for --prometheus, a stdout pipe that is not read) as it ends any run:
+ * SIGTERM with exit status 0, SIGINT by SIGINT, no error message, the
+ * FIFO left a FIFO. (pcie and ddr do the same; the gpu DRM source runs
+ * on any host.)
+ */
+TEST(cli_stop_while_output_blocked)
+{
+	char dir[] = "/tmp/hwtel-unit-block.XXXXXX", fifo[64], pipe_path[64];
+	struct stat st;
+	int rfd, s;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(fifo, sizeof(fifo), "%s/m.prom", dir);
+	snprintf(pipe_path, sizeof(pipe_path), "%s/stdout", dir);
+	CHECK_EQ(mkfifo(fifo, 0600), 0);
+	s = run_bin("/dev/null", ARGS("hwtel", "gpu", "--source", "drm", "-w", "-t", "0.05", "-q",
+				      "--prometheus", fifo), SIGTERM, 1000);
+	CHECK(WIFEXITED(s) && WEXITSTATUS(s) == 0);
+	if (errbuf[0])
+		printf("#   FIFO without a reader, SIGTERM: wait status 0x%x, stderr '%s'\n", s, errbuf),
+		unit_failed++;
+	CHECK_EQ(lstat(fifo, &st), 0);
+	CHECK(S_ISFIFO(st.st_mode));
+
+	/* stdout a pipe of one page that nobody reads: full within a second */
+	CHECK_EQ(mkfifo(pipe_path, 0600), 0);
+	rfd = open(pipe_path, O_RDONLY | O_NONBLOCK);
+	CHECK(rfd >= 0);
+	CHECK(fcntl(rfd, F_SETPIPE_SZ, 4096) > 0);
+	s = run_bin(pipe_path, ARGS("hwtel", "gpu", "--source", "drm", "-w", "-t", "0.01", "-j"),
+		    SIGINT, 2000);
+	CHECK(WIFSIGNALED(s) && WTERMSIG(s) == SIGINT);
+	if (errbuf[0] || !WIFSIGNALED(s))
+		printf("#   stdout not read, SIGINT: wait status 0x%x, stderr '%s'\n", s, errbuf),
+		unit_failed++;
+	close(rfd);
+	unlink(pipe_path);
+	unlink(fifo);
+	CHECK_EQ(rmdir(dir), 0);
+}
