@@ -169,6 +169,7 @@ struct ndk_tlm {
 	u64 nl_id;		/* its place there: never reused, ascending */
 #ifdef HWTEL_LAB
 	struct ndk_tlm_hold hold[NDK_TLM_HOLD_SITES];	/* under @lock */
+	u64 stamp_max_ns;	/* widest cmd_ns..cmd_seen_ns, under @lock */
 	struct dentry *dbg;
 #endif
 };
@@ -182,6 +183,7 @@ struct ndk_tlm {
 #ifdef HWTEL_LAB
 void ndk_tlm_hold_begin(struct ndk_tlm *tlm);
 void ndk_tlm_hold_end(struct ndk_tlm *tlm, const char *site);
+void ndk_tlm_lab_stamp(struct ndk_tlm *tlm);
 void ndk_tlm_lab_add(struct ndk_tlm *tlm);
 void ndk_tlm_lab_del(struct ndk_tlm *tlm);
 void ndk_tlm_lab_init(void);
@@ -228,6 +230,7 @@ static __always_inline void __ndk_tlm_unlock_irq(struct ndk_tlm *tlm,
 	raw_spin_unlock_irq(&tlm->lock);
 }
 #else
+static inline void ndk_tlm_lab_stamp(struct ndk_tlm *tlm) { }
 static inline void ndk_tlm_lab_add(struct ndk_tlm *tlm) { }
 static inline void ndk_tlm_lab_del(struct ndk_tlm *tlm) { }
 static inline void ndk_tlm_lab_init(void) { }

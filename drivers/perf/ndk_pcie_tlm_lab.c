@@ -18,6 +18,13 @@
  * write a SNAPSHOT, as a driver without the spacing would), for the
  * starvation tests.
  *
+ * debugfs ndk_pcie_tlm/<pmu>/stamp_ns_max: the widest pair of clock reads
+ * around a SNAPSHOT's write (ndk_tlm::cmd_ns, before the write, and
+ * cmd_seen_ns, after the read that follows it) since the driver bound or
+ * "0" was written. The block takes its copy between the two, so a copy's
+ * snapshot_ns is off by at most this: the tests' bound on it. Under TCG a
+ * host that stalls the vCPU widens a pair by the stall.
+ *
  * debugfs ndk_pcie_tlm/close_gate widens the window between an event's
  * ->destroy() and the perf core's last use of its PMU, for the removal
  * tests: after "1" is written, every ->destroy() waits at its end until
@@ -133,6 +140,39 @@ static int ndk_tlm_gap_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(ndk_tlm_gap_fops, ndk_tlm_gap_get, ndk_tlm_gap_set,
 			 "%llu\n");
 
+void ndk_tlm_lab_stamp(struct ndk_tlm *tlm)
+{
+	lockdep_assert_held(&tlm->lock);
+	tlm->stamp_max_ns = max(tlm->stamp_max_ns, tlm->cmd_seen_ns - tlm->cmd_ns);
+}
+
+static int ndk_tlm_stamp_get(void *data, u64 *val)
+{
+	struct ndk_tlm *tlm = data;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tlm->lock, flags);
+	*val = tlm->stamp_max_ns;
+	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	return 0;
+}
+
+static int ndk_tlm_stamp_set(void *data, u64 val)
+{
+	struct ndk_tlm *tlm = data;
+	unsigned long flags;
+
+	if (val)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&tlm->lock, flags);
+	tlm->stamp_max_ns = 0;
+	raw_spin_unlock_irqrestore(&tlm->lock, flags);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(ndk_tlm_stamp_fops, ndk_tlm_stamp_get,
+			 ndk_tlm_stamp_set, "%llu\n");
+
 static DECLARE_WAIT_QUEUE_HEAD(ndk_tlm_gate_wq);
 static bool ndk_tlm_gate_armed;
 static atomic_t ndk_tlm_gate_waiting = ATOMIC_INIT(0);
@@ -190,6 +230,8 @@ void ndk_tlm_lab_add(struct ndk_tlm *tlm)
 			    &ndk_tlm_hold_fops);
 	debugfs_create_file_unsafe("snap_gap_ns", 0600, tlm->dbg, tlm,
 				   &ndk_tlm_gap_fops);
+	debugfs_create_file_unsafe("stamp_ns_max", 0600, tlm->dbg, tlm,
+				   &ndk_tlm_stamp_fops);
 }
 
 void ndk_tlm_lab_del(struct ndk_tlm *tlm)

@@ -343,6 +343,7 @@ static int ndk_tlm_snapshot(struct ndk_tlm *tlm)
 	hwtel_readl(&tlm->io, NDK_TLM_MAGIC);
 	/* the read came back after the posted write: the block has it */
 	tlm->cmd_seen_ns = ktime_get_ns();
+	ndk_tlm_lab_stamp(tlm);
 	ret = ndk_tlm_wait_idle(tlm);
 	if (ret == -ENODEV) {
 		dev_err_ratelimited(tlm->dev,

@@ -20,11 +20,14 @@
 # Oracles from first principles, not from the model: the PCIe cycle
 # counter of endpoint 15, counted by perf stat around the run, equals the
 # time between the copies it was counted from (the driver's snapshot_ns in
-# the same group) x 80 MHz within two drains and 100 us at each end for the
-# driver's clock read before its SNAPSHOT's write (a stamp taken after BUSY
-# fell was off by up to 4.8 ms: a vCPU stalled in the BUSY wait, four
-# guests on two cores); and STATUS shows no LOST DELTA. Unspaced, the same
-# readers lose 3.7 % (a loaded run) to 42 % (a quiet one).
+# the same group) x 80 MHz within two drains and, at each end, the widest
+# pair of clock reads around a SNAPSHOT's write that the driver saw in the
+# run (the block takes its copy between the two; at least 100 us): a host
+# that stalls the vCPU between the driver's stamp and its write shifts the
+# copy by the stall (11.5 ms once, four guests on two cores; a stamp taken
+# after BUSY fell was off by up to 4.8 ms for the same reason); and STATUS
+# shows no LOST DELTA. Unspaced, the same readers lose 3.7 % (a loaded run)
+# to 42 % (a quiet one).
 # perf stat -I's group also carries snapshot_ns, the time of the copies it
 # was counted from: its intervals' cycles match it. Then the readers again
 # with the spacing off (the lab's debugfs snap_gap_ns = 0, a driver that
@@ -37,6 +40,7 @@
 EVT=${HWTEL_BUILD:-/nonexistent}/selftests-bin/pcie/pcie_evt
 HW=${HWTEL_BUILD:-/nonexistent}/tools/hwtel
 GAP=/sys/kernel/debug/ndk_pcie_tlm/$PMU/snap_gap_ns
+STAMPW=/sys/kernel/debug/ndk_pcie_tlm/$PMU/stamp_ns_max
 T=$(mktemp -d)
 pids=()
 stop_readers()
@@ -65,15 +69,28 @@ tap_plan 12
 # the longest BUSY, 2 x 4096 + 7 MI cycles, then 3 MI cycles a delta x 4064
 # used entries, at 50 MHz, in ns (rounded up)
 want_gap=$(( ((2 * 4096 + 7 + 3 * 4064) * 1000 + 49) / 50 ))
-# the time of a copy is read before its SNAPSHOT's write: 100 us an end
-STAMP=$(( 2 * 100 * PCIE_MHZ ))
+# stamp_allowance: STAMP, in PCIe cycles, for the run just done: the
+# driver's widest clock pair around a SNAPSHOT's write since the last load
+# (at least 100 us), at each end
+STAMP=
+STAMPW_NS=
+stamp_allowance()
+{
+	STAMPW_NS=$(cat "$STAMPW" 2>/dev/null) || STAMPW_NS=
+	case "$STAMPW_NS" in '' | *[!0-9]*) STAMPW_NS=0 ;; esac
+	if [ "$STAMPW_NS" -ge 100000 ]; then
+		STAMP=$(( 2 * STAMPW_NS * PCIE_MHZ / 1000 ))
+	else
+		STAMP=$(( 2 * 100 * PCIE_MHZ ))
+	fi
+}
 
 load()
 {
 	pcie_load endpoints=16 regions_up=103 regions_down=103 profile=seed \
 		drain_period=$DRAIN mi_mhz=$MI_MHZ pcie_mhz=$PCIE_MHZ \
 		dma_mhz=$((PCIE_MHZ / 2)) || return 1
-	[ -w "$GAP" ] || return 1
+	[ -w "$GAP" ] && [ -r "$STAMPW" ] || return 1
 	[ "$1" = default ] || echo "$1" > "$GAP"
 }
 
@@ -136,7 +153,8 @@ within()
 	want=$(( ns * PCIE_MHZ / 1000 ))
 	diff=$(( want - count ))
 	bound=$(( 2 * DRAIN + STAMP ))
-	echo "expected $want, counted $count, short by $diff, bound $bound"
+	echo "expected $want, counted $count, short by $diff," \
+		"bound $bound (stamps within $STAMPW_NS ns)"
 	[ "${diff#-}" -le "$bound" ]
 }
 
@@ -147,6 +165,7 @@ fi
 tap_eq "the spacing comes from the layout: 2 x 4096 + 7 + 3 x 4064 MI cycles at 50 MHz, ns" \
 	"$want_gap" "$(cat "$GAP")"
 read -r count ns lost <<< "$(readers spaced)"
+stamp_allowance
 tap_eq "spaced readers: counted for about $SECS s" 1 $(( ns > SECS * 900000000 ))
 if msg=$(within "$count" "$ns"); then
 	tap_ok "spaced readers: PCIe cycles = snapshot_ns x $PCIE_MHZ MHz ($msg)"
@@ -171,6 +190,7 @@ tap_eq "snapshot_ns (kind 0xe) takes no ep, bus or idx: EINVAL" "E22 E22 E22" \
 
 load default || tap_fail "model and driver reload"
 read -r count ns lost <<< "$(count record "$HW" record -q -o "$T/r.rec" -p 100us -N 100 -t $SECS)"
+stamp_allowance
 if msg=$(within "$count" "$ns"); then
 	tap_ok "hwtel record -p 100us: PCIe cycles = snapshot_ns x $PCIE_MHZ MHz ($msg)"
 else
@@ -181,6 +201,10 @@ tap_eq "hwtel record -p 100us: the capture was written" 1 "$([ -s "$T/r.rec" ] &
 
 load 0 || tap_fail "model and driver reload"
 read -r count ns lost <<< "$(readers unspaced)"
+# the loss is tens of ms of cycles or more: here the bound is the plain one,
+# not widened by a stall (which shifts an end by ms, too little to hide it)
+STAMP=$(( 2 * 100 * PCIE_MHZ ))
+STAMPW_NS=100000
 tap_eq "unspaced readers: counted for about $SECS s" 1 $(( ns > SECS * 900000000 ))
 msg=$(within "$count" "$ns")
 if [ $? = 1 ]; then
