@@ -184,6 +184,7 @@ struct ndk_tlm {
 void ndk_tlm_hold_begin(struct ndk_tlm *tlm);
 void ndk_tlm_hold_end(struct ndk_tlm *tlm, const char *site);
 void ndk_tlm_lab_stamp(struct ndk_tlm *tlm);
+unsigned int ndk_tlm_lab_first_owner(unsigned int cpu);
 void ndk_tlm_lab_add(struct ndk_tlm *tlm);
 void ndk_tlm_lab_del(struct ndk_tlm *tlm);
 void ndk_tlm_lab_init(void);
@@ -231,6 +232,7 @@ static __always_inline void __ndk_tlm_unlock_irq(struct ndk_tlm *tlm,
 }
 #else
 static inline void ndk_tlm_lab_stamp(struct ndk_tlm *tlm) { }
+static inline unsigned int ndk_tlm_lab_first_owner(unsigned int cpu) { return cpu; }
 static inline void ndk_tlm_lab_add(struct ndk_tlm *tlm) { }
 static inline void ndk_tlm_lab_del(struct ndk_tlm *tlm) { }
 static inline void ndk_tlm_lab_init(void) { }

@@ -25,12 +25,19 @@
  * snapshot_ns is off by at most this: the tests' bound on it. Under TCG a
  * host that stalls the vCPU widens a pair by the stall.
  *
+ * Module parameter lab_first_owner (-1: off): the CPU a probe takes as its
+ * first pick of the owner, when online, standing in for a pick made while
+ * the device's node had no CPU online; the probe must pick again once its
+ * hotplug instance is added (selftests/pcie/hotplug_probe.sh).
+ *
  * debugfs ndk_pcie_tlm/close_gate widens the window between an event's
  * ->destroy() and the perf core's last use of its PMU, for the removal
  * tests: after "1" is written, every ->destroy() waits at its end until
  * "0" is written. Reading gives "<armed> <destroys waiting>".
  */
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
@@ -139,6 +146,18 @@ static int ndk_tlm_gap_set(void *data, u64 val)
 
 DEFINE_DEBUGFS_ATTRIBUTE(ndk_tlm_gap_fops, ndk_tlm_gap_get, ndk_tlm_gap_set,
 			 "%llu\n");
+
+static int lab_first_owner = -1;
+module_param(lab_first_owner, int, 0444);
+MODULE_PARM_DESC(lab_first_owner, "lab: the probe's first pick of the owner CPU (-1: its own)");
+
+unsigned int ndk_tlm_lab_first_owner(unsigned int cpu)
+{
+	if (lab_first_owner >= 0 && lab_first_owner < nr_cpu_ids &&
+	    cpu_online(lab_first_owner))
+		return lab_first_owner;
+	return cpu;
+}
 
 void ndk_tlm_lab_stamp(struct ndk_tlm *tlm)
 {

@@ -1277,6 +1277,9 @@ static const struct attribute_group *ndk_tlm_groups[] = {
 	NULL,
 };
 
+static void ndk_tlm_move(struct ndk_tlm *tlm, unsigned int from,
+			 unsigned int to);
+
 /* ------------------------------------------------------------------ */
 /* probe                                                              */
 
@@ -1547,6 +1550,7 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 	struct ndk_tlm *tlm;
 	unsigned long flags;
 	u32 magic, ver, i;
+	unsigned int cpu;
 	int ret;
 
 	tlm = kzalloc(sizeof(*tlm), GFP_KERNEL);
@@ -1665,7 +1669,8 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 	 * PMU. 6.1's perf_pmu_unregister() frees the CPU contexts that
 	 * perf_pmu_migrate_context() uses.
 	 */
-	tlm->cpu = ndk_tlm_pick_cpu(tlm, raw_smp_processor_id(), nr_cpu_ids);
+	cpu = ndk_tlm_pick_cpu(tlm, raw_smp_processor_id(), nr_cpu_ids);
+	tlm->cpu = ndk_tlm_lab_first_owner(cpu);
 	ret = perf_pmu_register(&tlm->pmu, tlm->name, -1);
 	if (ret)
 		goto err;
@@ -1675,12 +1680,20 @@ struct ndk_tlm *ndk_tlm_create(struct device *dev, const struct hwtel_io *io,
 		goto err;
 	}
 	/*
-	 * The owner may have gone while no hotplug callback could see it; no
-	 * event can be on it yet (they are opened on tlm->cpu).
+	 * Until the instance was added, no hotplug callback saw this PMU: the
+	 * owner may have gone offline, or a CPU of the device's node come
+	 * online, since it was picked. Pick again with hotplug held off.
+	 * Events opened meanwhile are on the owner: the core turned them off
+	 * if it went offline, and they move with ndk_tlm_move() if not.
 	 */
 	cpus_read_lock();
-	if (!cpu_online(tlm->cpu))
+	if (!cpu_online(tlm->cpu)) {
 		WRITE_ONCE(tlm->cpu, ndk_tlm_pick_cpu(tlm, nr_cpu_ids, nr_cpu_ids));
+	} else {
+		cpu = ndk_tlm_pick_cpu(tlm, tlm->cpu, nr_cpu_ids);
+		if (cpu != tlm->cpu)
+			ndk_tlm_move(tlm, tlm->cpu, cpu);
+	}
 	cpus_read_unlock();
 	tlm->next_poll = ktime_add_ns(ktime_get(), tlm->poll_ns);
 	tlm->next_listen = ktime_add_ns(ktime_get(), TLM_LISTEN_CHECK_NS);
@@ -1736,8 +1749,8 @@ static int ndk_tlm_probe(struct platform_device *pdev)
  * @from's: the core's removal of the events runs there (an IPI when this
  * runs elsewhere, which orders the store before it), and no other stop can
  * come between: the core holds the context's mutex for the whole move and
- * never rotates this PMU's events (ndk_tlm_event_init()). Called from a
- * hotplug callback, with the CPU hotplug lock held.
+ * never rotates this PMU's events (ndk_tlm_event_init()). Called with the
+ * CPU hotplug lock held: from a hotplug callback, or at probe.
  */
 static void ndk_tlm_move(struct ndk_tlm *tlm, unsigned int from,
 			 unsigned int to)

@@ -12,7 +12,7 @@
 SEQ=${HWTEL_BUILD:-/nonexistent}/selftests-bin/pcie/pcie_seq
 trap 'kill $hp 2>/dev/null; wait; for c in $(seq 1 $(($(nproc --all) - 1))); do echo 1 > /sys/devices/system/cpu/cpu$c/online 2>/dev/null; done; pcie_unload' EXIT
 
-tap_plan 8
+tap_plan 9
 pcie_unload
 modprobe ndk_pcie_tlm || { tap_fail "driver loads"; tap_done; }
 tap_ok "driver loads"
@@ -62,7 +62,7 @@ tap_check "PMU present after the churn" test -d "$DEV"
 # come from the node's cpulist.
 mapfile -t n1 < <(numa_node_cpus 1)
 if [ ${#n1[@]} -lt 2 ]; then
-	for t in owner offline1 offline2 back counts; do
+	for t in owner offline1 offline2 back counts repick; do
 		tap_skip "numa_node=1: $t" "no NUMA node with two CPUs"
 	done
 	tap_done
@@ -86,4 +86,16 @@ out=$("$SEQ" "$PMU" o:items,ep=0,bus=2 e "x:echo 'items,ep=0,bus=2 100' > $DBG/i
 tap_eq "CPU ${n1[1]} of node 1 back online: the owner returns to it (was $low)" \
 	"${n1[1]}" "$(cat "$DEV/cpumask")"
 tap_eq "an event open across the return counts 100 + 50" "r 150" "$out"
+# The probe's window: the owner is picked before the hotplug instance is
+# added, so a CPU of the node that comes online in between is seen by no
+# callback. The probe picks again once the instance is in; the lab's
+# lab_first_owner=0 stands in for a first pick made while node 1 had no
+# CPU online.
+for c in "${n1[@]}"; do
+	echo 1 > /sys/devices/system/cpu/cpu$c/online
+done
+pcie_unload
+modprobe hwtel_sim_pcie numa_node=1 && modprobe ndk_pcie_tlm lab_first_owner=0
+tap_eq "first pick CPU 0 while node 1 was offline: the probe picks node 1's lowest CPU" \
+	"${n1[0]}" "$(cat "$DEV/cpumask" 2>/dev/null)"
 tap_done
