@@ -100,6 +100,10 @@ int hwtel_pmu_load(const char *name, struct hwtel_pmu *pmu);
  * "name,term=value,..." (terms fill the name's "=?" parameters or override
  * it) or plain terms "kind=3,ep=0". Numbers are decimal or 0x hex. A "=?"
  * left unset, an unknown term or a value too wide for its field: -EINVAL.
+ * The caller sets @attr->size to its sizeof(struct perf_event_attr) first,
+ * as for perf_event_open(2); exactly that many bytes are cleared, then
+ * type, config, config1 and config2 set, size kept. A size under
+ * PERF_ATTR_SIZE_VER1 (72) or over 4096: -EINVAL, @attr untouched.
  */
 int hwtel_pmu_event_attr(const struct hwtel_pmu *pmu, const char *spec,
 			 struct perf_event_attr *attr);

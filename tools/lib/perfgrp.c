@@ -83,7 +83,7 @@ unsigned int hwtel_group_size(const struct hwtel_group *g)
 
 int hwtel_group_add(struct hwtel_group *g, const char *spec)
 {
-	struct perf_event_attr attr;
+	struct perf_event_attr attr = { .size = sizeof(attr) };
 	int ret;
 
 	if (g->opened)

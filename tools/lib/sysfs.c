@@ -14,6 +14,13 @@
 
 #include "internal.h"
 
+/*
+ * A caller's perf_event_attr is between PERF_ATTR_SIZE_VER1 (the first with
+ * config2, which is written) and this: the kernel refuses a longer one with
+ * 4 KiB pages (E2BIG), and a larger size is more likely an unset one.
+ */
+#define ATTR_SIZE_MAX	4096u
+
 /* "config:0-7", "config1:3", "config:0-3,8-11" */
 int hwtel_format_parse(const char *name, const char *text, struct hwtel_format *fmt)
 {
@@ -260,9 +267,14 @@ int hwtel_pmu_event_attr(const struct hwtel_pmu *pmu, const char *spec,
 	char event[128] = "", buf[512];
 	uint64_t cfg[3] = { 0, 0, 0 };
 	unsigned int n = 0, i;
+	uint32_t size;
 	int ret;
 
 	hwtel_clear_error();
+	/* the caller's struct, not ours: it may come from other kernel headers */
+	if (attr->size < PERF_ATTR_SIZE_VER1 || attr->size > ATTR_SIZE_MAX)
+		return hwtel_err(-EINVAL, "attr->size %u: set it to sizeof(struct perf_event_attr)",
+				 attr->size);
 	memset(t, 0, sizeof(t));
 	/* the event's own definition first, then the user's terms on top */
 	ret = parse_terms(spec, t, &n, event, sizeof(event), true);
@@ -319,8 +331,9 @@ int hwtel_pmu_event_attr(const struct hwtel_pmu *pmu, const char *spec,
 				cfg[f->word] &= ~bit;
 		}
 	}
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
+	size = attr->size;
+	memset(attr, 0, size);
+	attr->size = size;
 	attr->type = pmu->type;
 	attr->config = cfg[0];
 	attr->config1 = cfg[1];

@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +85,7 @@ TEST(pmu_load_fixture)
 
 TEST(event_attr_pcie_terms)
 {
-	struct perf_event_attr a;
+	struct perf_event_attr a = { .size = sizeof(a) };
 	struct hwtel_pmu p;
 
 	hwtel_set_sysfs_root(FIX);
@@ -110,7 +112,7 @@ TEST(event_attr_pcie_terms)
 
 TEST(event_attr_pcie_rejects)
 {
-	struct perf_event_attr a;
+	struct perf_event_attr a = { .size = sizeof(a) };
 	struct hwtel_pmu p;
 
 	hwtel_set_sysfs_root(FIX);
@@ -133,7 +135,7 @@ TEST(event_attr_pcie_rejects)
 
 TEST(event_attr_split_and_config_words)
 {
-	struct perf_event_attr a;
+	struct perf_event_attr a = { .size = sizeof(a) };
 	struct hwtel_pmu p;
 
 	hwtel_set_sysfs_root(FIX);
@@ -153,7 +155,7 @@ TEST(event_attr_split_and_config_words)
 
 TEST(event_attr_ddr)
 {
-	struct perf_event_attr a;
+	struct perf_event_attr a = { .size = sizeof(a) };
 	struct hwtel_pmu p;
 
 	hwtel_set_sysfs_root(FIX);
@@ -164,6 +166,70 @@ TEST(event_attr_ddr)
 	CHECK_U64(a.config, 101);
 	CHECK_EQ(hwtel_pmu_event_attr(&p, "event=0x1ff", &a), 0);
 	CHECK_EQ(hwtel_pmu_event_attr(&p, "event=0x200", &a), -EINVAL);
+	hwtel_set_sysfs_root(NULL);
+}
+
+/*
+ * The caller's struct perf_event_attr is attr->size bytes, which need not be
+ * the library's sizeof: shorter for a program built against older kernel
+ * headers (6.1: 128 bytes; 6.3: 136), longer for newer ones. Each buffer
+ * below is malloc'ed at exactly that size, so ASan sees a write past it;
+ * every byte but type, size and config must come back zero.
+ */
+TEST(event_attr_caller_size)
+{
+	const uint32_t sizes[] = { PERF_ATTR_SIZE_VER1, PERF_ATTR_SIZE_VER5,
+				   sizeof(struct perf_event_attr) - 8,
+				   sizeof(struct perf_event_attr),
+				   sizeof(struct perf_event_attr) + 8 };
+	const uint64_t config = 0x3 | (1ull << 16);
+	struct hwtel_pmu p;
+	unsigned int i;
+
+	hwtel_set_sysfs_root(FIX);
+	CHECK_EQ(hwtel_pmu_load(PCIE0, &p), 0);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint32_t sz = sizes[i], type = 42;
+		unsigned char *buf = malloc(sz), *want = calloc(1, sz);
+
+		CHECK(buf && want);
+		memset(buf, 0xa5, sz);
+		memcpy(buf + offsetof(struct perf_event_attr, size), &sz, sizeof(sz));
+		memcpy(want + offsetof(struct perf_event_attr, type), &type, sizeof(type));
+		memcpy(want + offsetof(struct perf_event_attr, size), &sz, sizeof(sz));
+		memcpy(want + offsetof(struct perf_event_attr, config), &config, sizeof(config));
+		CHECK_EQ(hwtel_pmu_event_attr(&p, "words,ep=0,bus=1",
+					      (struct perf_event_attr *)buf), 0);
+		if (memcmp(buf, want, sz))
+			printf("# caller size %u: attr differs from the expected\n", sz);
+		CHECK(memcmp(buf, want, sz) == 0);
+		free(buf);
+		free(want);
+	}
+	hwtel_set_sysfs_root(NULL);
+}
+
+/* A size too small for config2, or none set: refused, the attr untouched. */
+TEST(event_attr_caller_size_rejects)
+{
+	const uint32_t sizes[] = { 0, PERF_ATTR_SIZE_VER0, PERF_ATTR_SIZE_VER1 - 1, 4097 };
+	_Alignas(8) unsigned char buf[PERF_ATTR_SIZE_VER1];
+	unsigned char want[PERF_ATTR_SIZE_VER1];
+	struct hwtel_pmu p;
+	unsigned int i;
+
+	hwtel_set_sysfs_root(FIX);
+	CHECK_EQ(hwtel_pmu_load(PCIE0, &p), 0);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		memset(buf, 0xa5, sizeof(buf));
+		memcpy(buf + offsetof(struct perf_event_attr, size), &sizes[i],
+		       sizeof(sizes[i]));
+		memcpy(want, buf, sizeof(buf));
+		CHECK_EQ(hwtel_pmu_event_attr(&p, "words,ep=0,bus=1",
+					      (struct perf_event_attr *)buf), -EINVAL);
+		CHECK(strstr(hwtel_last_error(), "attr->size") != NULL);
+		CHECK(memcmp(buf, want, sizeof(buf)) == 0);
+	}
 	hwtel_set_sysfs_root(NULL);
 }
 
