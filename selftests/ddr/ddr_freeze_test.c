@@ -45,14 +45,10 @@ FIXTURE_VARIANT_ADD(frz, flag49) {
 
 FIXTURE_SETUP(frz)
 {
-	char cmd[128];
+	char mp[128];
 
-	ddr_unload();
-	ASSERT_EQ(0, ddr_sh("modprobe hwtel_sim_ddr variant=cn10k freeze_mode=%s",
-			    variant->mode));
-	snprintf(cmd, sizeof(cmd), "poll_period_sec=1");
-	ASSERT_EQ(0, ddr_sh("taskset -c %d modprobe marvell_cn10k_ddr_pmu %s",
-			    DDR_OWNER_CPU, cmd));
+	snprintf(mp, sizeof(mp), "variant=cn10k freeze_mode=%s", variant->mode);
+	ASSERT_EQ(0, ddr_load_params(mp, "poll_period_sec=1"));
 	ddr_pmu_name(self->pmu, sizeof(self->pmu), &ddr_cn10k, 0);
 	self->type = ddr_pmu_type(self->pmu);
 	ASSERT_GT(self->type, 0);

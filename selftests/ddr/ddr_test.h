@@ -8,6 +8,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <sched.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,30 +44,118 @@ static const struct ddr_variant_info ddr_cn20k = {
 	"cn20k", 0x87e1e0000000ULL, UINT64_MAX, UINT64_MAX,
 };
 
-static inline int ddr_sh(const char *fmt, ...)
+/*
+ * Modules go in and out by system call, by path from the running kernel's
+ * modules.dep, not through modprobe and rmmod: in a TCG guest of the debug
+ * kernel every program started costs half a second or more, and a test
+ * loads and unloads three modules per case. The lab's modules have no
+ * options in /etc/modprobe.d and no soft dependencies, so nothing modprobe
+ * adds is lost.
+ */
+static inline int ddr_mod_path(const char *name, char *path, size_t len)
 {
-	char cmd[512];
-	va_list ap;
+	char dep[300], line[1024], *colon, *base;
+	size_t n = strlen(name);
+	struct utsname u;
+	FILE *f;
 
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
+	if (uname(&u))
+		return -1;
+	snprintf(dep, sizeof(dep), "/lib/modules/%s/modules.dep", u.release);
+	f = fopen(dep, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		if (!strncmp(base, name, n) && !strcmp(base + n, ".ko")) {
+			fclose(f);
+			if ((size_t)snprintf(path, len, "/lib/modules/%.65s/%.900s",
+					     u.release, line) >= len) {
+				errno = ENAMETOOLONG;
+				return -1;
+			}
+			return 0;
+		}
+	}
+	fclose(f);
+	errno = ENOENT;
+	return -1;
+}
+
+/* finit_module(2) of @name with @params: 0, or -1 with errno (EEXIST: loaded) */
+static inline int ddr_mod_insert(const char *name, const char *params)
+{
+	char path[1024];
+	int fd, ret, e;
+
+	if (ddr_mod_path(name, path, sizeof(path)))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, params ? params : "", 0);
+	e = errno;
+	close(fd);
+	errno = e;
+	return ret ? -1 : 0;
+}
+
+/* ddr_mod_insert() from @cpu: a driver's probe runs in the loading task */
+static inline int ddr_mod_insert_on(int cpu, const char *name,
+				    const char *params)
+{
+	cpu_set_t old, one;
+	int ret, e;
+
+	if (sched_getaffinity(0, sizeof(old), &old))
+		return -1;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return -1;
+	ret = ddr_mod_insert(name, params);
+	e = errno;
+	sched_setaffinity(0, sizeof(old), &old);
+	errno = e;
+	return ret;
 }
 
 static inline void ddr_unload(void)
 {
-	ddr_sh("rmmod marvell_cn10k_ddr_pmu 2>/dev/null; rmmod hwtel_sim_ddr 2>/dev/null; rmmod hwtel_sim 2>/dev/null");
+	/* as rmmod: errors (not loaded, in use) are the caller's to check */
+	syscall(SYS_delete_module, "marvell_cn10k_ddr_pmu", O_NONBLOCK);
+	syscall(SYS_delete_module, "hwtel_sim_ddr", O_NONBLOCK);
+	syscall(SYS_delete_module, "hwtel_sim", O_NONBLOCK);
+}
+
+/*
+ * The model with @model_params (variant=...), then the driver with
+ * @drv_params (NULL: none) probed on DDR_OWNER_CPU. 0, or -1 with errno.
+ */
+static inline int ddr_load_params(const char *model_params,
+				  const char *drv_params)
+{
+	ddr_unload();
+	if (ddr_mod_insert("hwtel_sim", NULL) && errno != EEXIST)
+		return -1;
+	if (ddr_mod_insert("hwtel_sim_ddr", model_params))
+		return -1;
+	return ddr_mod_insert_on(DDR_OWNER_CPU, "marvell_cn10k_ddr_pmu",
+				 drv_params);
 }
 
 /* Model with @n instances, then the driver probed on DDR_OWNER_CPU */
 static inline int ddr_load(const char *variant, int n, const char *params)
 {
-	ddr_unload();
-	if (ddr_sh("modprobe hwtel_sim_ddr variant=%s instances=%d", variant, n))
-		return -1;
-	return ddr_sh("taskset -c %d modprobe marvell_cn10k_ddr_pmu %s",
-		      DDR_OWNER_CPU, params ? params : "");
+	char mp[128];
+
+	snprintf(mp, sizeof(mp), "variant=%s instances=%d", variant, n);
+	return ddr_load_params(mp, params);
 }
 
 static inline void ddr_pmu_name(char *buf, size_t len,
