@@ -523,18 +523,12 @@ int hwtel_pcie_prom_flag_intervals(FILE *f, const char *pmu, const struct hwtel_
 		"# TYPE hwtel_pcie_intervals_total counter\n"
 		"hwtel_pcie_intervals_total{device=\"%s\"} %llu\n", pmu, c->intervals);
 	if (c->known)
-		fprintf(f, "# HELP hwtel_pcie_flagged_intervals_total Intervals with a STATUS flag set: their counts are not exact.\n"
+		fprintf(f, "# HELP hwtel_pcie_flagged_intervals_total Intervals that ended with a STATUS flag set; flags hold until hwtel pcie -c, so their counts may not be exact.\n"
 			"# TYPE hwtel_pcie_flagged_intervals_total counter\n"
 			"hwtel_pcie_flagged_intervals_total{device=\"%s\",flag=\"lost_deltas\"} %llu\n"
 			"hwtel_pcie_flagged_intervals_total{device=\"%s\",flag=\"readout_overrun\"} %llu\n",
 			pmu, c->lost_deltas, pmu, c->readout_overrun);
 	return ferror(f) ? -EIO : 0;
-}
-
-unsigned int hwtel_pcie_watch_clear(const struct hwtel_pcie_status *st)
-{
-	return HWTEL_CLEAR_MARKS |
-	       (st->lost_deltas || st->readout_overrun ? HWTEL_CLEAR_FLAGS : 0);
 }
 
 /* the intervals of this hwtel pcie run (-t 0 has none: the flags' gauge is all) */
@@ -764,7 +758,6 @@ static int cmd_pcie(const struct hwtel_opts *o)
 	struct hwtel_pcie *h = NULL;
 	bool totals = !o->command && o->interval == 0;
 	unsigned int flags = 0;
-	char clear_why[256] = "";
 	long n = 0;
 	int ret, status = HWTEL_EXIT_OK;
 
@@ -816,24 +809,16 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		}
 	}
 
-	/* clear flags and lowest marks: they then describe the interval */
-	ret = hwtel_pcie_clear(h, HWTEL_CLEAR_FLAGS | HWTEL_CLEAR_MARKS);
-	if (ret == -EACCES)
-		snprintf(clear_why, sizeof(clear_why), "%s", hwtel_last_error());
-	else if (ret)
-		goto out;
+	/*
+	 * No clear here nor after any reading: the flags and lowest marks are
+	 * the block's, shared with every other reader (an exporter, the PCP
+	 * agent, a user), and hold since the last explicit clear (-c).
+	 */
 	ret = hwtel_pcie_read(h, a);
 	if (ret)
 		goto out;
-	/*
-	 * Without the state the flags and marks are not reported, so the
-	 * clear that failed does not matter: one warning says what is left out.
-	 */
 	if (!a->state_valid)
 		warn_no_state(h);
-	else if (clear_why[0])
-		fprintf(stderr, "hwtel: warning: %s; the flags and lowest marks then cover more than the interval\n",
-			clear_why);
 	hwtel_pcie_data_copy(first, a);
 	for (;;) {
 		double seconds;
@@ -858,12 +843,6 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		ret = hwtel_pcie_read(h, b);
 		if (ret)
 			goto out;
-		if (o->watch && b->state_valid) {
-			ret = hwtel_pcie_clear(h, hwtel_pcie_watch_clear(&b->status));
-			if (ret && ret != -EACCES)
-				goto out;
-			ret = 0;
-		}
 		/* wall time between the two snapshots */
 		seconds = hwtel_pcie_seconds(b, a);
 		hwtel_pcie_diff(b, a, diff);

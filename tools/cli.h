@@ -90,11 +90,12 @@ int hwtel_prom_write(const char *path, const char *text, size_t len);
 void hwtel_prom_wrote(const char *path, const struct stat *before);
 bool hwtel_prom_remove(const char *path);
 /*
- * hwtel pcie --prometheus with an interval: the STATUS flags describe one
- * interval each and a scrape sees only the last one, so the exporter counts
- * the intervals it reported and those with each flag set (counters, from
- * the start of the exporter). known: the flags were read (the control
- * plane answered); without them only the intervals are counted.
+ * hwtel pcie --prometheus with an interval: a scrape sees only the last
+ * interval, so the exporter counts the intervals it reported and those that
+ * ended with each flag set (counters, from the start of the exporter; the
+ * flags are sticky until an explicit clear, which hwtel pcie never sends
+ * while it reads). known: the flags were read (the control plane
+ * answered); without them only the intervals are counted.
  */
 struct hwtel_pcie_flag_count {
 	unsigned long long intervals, lost_deltas, readout_overrun;
@@ -102,12 +103,6 @@ struct hwtel_pcie_flag_count {
 };
 void hwtel_pcie_flag_count_add(struct hwtel_pcie_flag_count *c, const struct hwtel_pcie_data *d);
 int hwtel_pcie_prom_flag_intervals(FILE *f, const char *pmu, const struct hwtel_pcie_flag_count *c);
-/*
- * What -w clears after each reading: the lowest marks always, the flags
- * only when one was set (a flag raised between the state read and the
- * clear then stays for the next interval instead of being cleared unseen).
- */
-unsigned int hwtel_pcie_watch_clear(const struct hwtel_pcie_status *st);
 /* Map a negative errno of libhwtel to an exit status. */
 int hwtel_exit_status(int err);
 

@@ -160,7 +160,7 @@ static const struct hmetric hm[] = {
 	GAUGE("pcie.ep.tags_free_lowest", CL_STATE, 7, IND_EP, U_COUNT,
 	      "lowest free PCIe tags since the marks were cleared",
 	      "Lowest number of free PCIe tags since the lowest marks were last\n"
-	      "cleared ('hwtel pcie -c' or a watching hwtel pcie -w)."),
+	      "cleared with 'hwtel pcie -c' (reading never clears them)."),
 	GAUGE("pcie.ep.stfifo_free", CL_STATE, 8, IND_EP, U_COUNT,
 	      "free PTC storage FIFO words now",
 	      "Words free in the PTC storage FIFO at the time of the fetch."),
