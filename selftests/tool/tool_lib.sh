@@ -114,8 +114,9 @@ tool_py()
 # tool_watch_csv FILE PMU [FIELDS]: FILE, the output of "-w -n 2 -x ,", has
 # RFC 4180 rows of FIELDS fields (default 6; hwtel pcie has 7, its flags
 # last), each led by the interval time (SECONDS.NANOSECONDS, as perf stat
-# -I -x), with an event of PMU; two increasing times, as many rows each
-# (1 test)
+# -I -x), with an event of PMU (or, perf stat -x's row of a further
+# metric, the counter fields empty and the metric value set); two
+# increasing times, as many rows each (1 test)
 tool_watch_csv()
 {
 	tool_py "-w -x ,: RFC 4180 rows, the interval time first as perf stat -I -x" '
@@ -123,8 +124,10 @@ import csv, re, sys
 rows = list(csv.reader(open(sys.argv[1]), delimiter=","))
 pmu, nf = sys.argv[2], int(sys.argv[3])
 assert rows, "no rows"
+# a counter row names its event; a further metric of the counter above it
+# has the counter fields empty and its value in the metric column
 bad = [r for r in rows if len(r) != nf or not re.fullmatch(r"[0-9]+\.[0-9]{9}", r[0])
-       or not r[3].startswith(pmu + "/")]
+       or not (r[3].startswith(pmu + "/") or (r[1:6] == [""] * 5 and r[6]))]
 assert not bad, bad[:2]
 ts = [r[0] for r in rows]
 stamps = sorted(set(ts), key=float)

@@ -712,16 +712,28 @@ int hwtel_pcie_format_json(FILE *f, const struct hwtel_pcie_data *d, double seco
 /* CSV (perf stat -x)                                                 */
 /* ------------------------------------------------------------------ */
 
+/* A derived metric of a counter's row: perf stat -x's metric value and unit */
+struct csv_met {
+	double v;
+	const char *unit;
+};
+
 /*
  * One row as perf stat -x: value, unit, event, run time (ns), % running,
- * then the interval's flags (@flags: "" when none was set); every field
- * quoted when it holds the separator (RFC 4180), so that any separator
- * gives 8 fields: perf stat -x's seven (the metric value and unit empty),
- * then the interval's flags.
+ * metric value, metric unit, then the interval's flags (@flags: "" when
+ * none was set); every field quoted when it holds the separator (RFC 4180),
+ * so that any separator gives 8 fields. The first of the @nm metrics @m
+ * that could be computed (not NaN) goes on the row, each other one on a row
+ * of its own right after it with the five counter fields empty, as perf
+ * stat -x prints a counter's further metrics.
  */
-static void csv_u64(FILE *f, const char *sep, uint64_t v, const char *unit,
-		    const char *pmu, const char *ev, double seconds, const char *flags)
+static void csv_row(FILE *f, const char *sep, uint64_t v, const char *unit,
+		    const char *pmu, const char *ev, double seconds, const char *flags,
+		    const struct csv_met *m, unsigned int nm)
 {
+	bool first = true;
+	unsigned int i;
+
 	hwtel_csv_fmt(f, sep, "%llu", (unsigned long long)v);
 	hwtel_csv_fmt(f, sep, "%s", unit);
 	hwtel_csv_event(f, sep, pmu, ev);
@@ -732,24 +744,30 @@ static void csv_u64(FILE *f, const char *sep, uint64_t v, const char *unit,
 	} else {
 		fputs(sep, f);
 	}
-	/* perf's metric value and unit: empty (metrics are rows) */
-	fprintf(f, "%s%s%s", sep, sep, sep);
-	hwtel_csv_field(f, flags, sep);
-	fputc('\n', f);
+	for (i = 0; i < nm; i++) {
+		if (isnan(m[i].v))
+			continue;
+		if (!first)
+			fprintf(f, "%s%s%s%s", sep, sep, sep, sep);
+		fputs(sep, f);
+		hwtel_csv_fmt(f, sep, "%.6f", m[i].v);
+		hwtel_csv_field(f, m[i].unit, sep);
+		fputs(sep, f);
+		hwtel_csv_field(f, flags, sep);
+		fputc('\n', f);
+		first = false;
+	}
+	if (first) {
+		fprintf(f, "%s%s%s", sep, sep, sep);
+		hwtel_csv_field(f, flags, sep);
+		fputc('\n', f);
+	}
 }
 
-static void csv_metric(FILE *f, const char *sep, double v, const char *unit,
-		       const char *pmu, const char *name, const char *flags)
+static void csv_u64(FILE *f, const char *sep, uint64_t v, const char *unit,
+		    const char *pmu, const char *ev, double seconds, const char *flags)
 {
-	if (isnan(v))
-		hwtel_csv_fmt(f, sep, "%s", "<not counted>");
-	else
-		hwtel_csv_fmt(f, sep, "%.6f", v);
-	hwtel_csv_fmt(f, sep, "%s", unit);
-	hwtel_csv_event(f, sep, pmu, name);
-	fprintf(f, "%s%s%s%s%s", sep, sep, sep, sep, sep);
-	hwtel_csv_field(f, flags, sep);
-	fputc('\n', f);
+	csv_row(f, sep, v, unit, pmu, ev, seconds, flags, NULL, 0);
 }
 
 /* The flags field of -x: "", "lost_deltas", "readout_overrun", both joined
@@ -775,65 +793,56 @@ static int pcie_format_csv_c(FILE *f, const struct hwtel_pcie_data *d, double se
 		"words", "stall", "frames", "mvb_items", "mvb_stall", "items",
 	};
 	const char *fl = csv_flags(d);
+	struct csv_met cm, bm[8];
 	unsigned int e, b, i, h;
-	char ev[128], buf[32];
+	char ev[128], buf[32], unit[40];
 
 	hwtel_clear_error();
 	for (e = 0; e < d->nendpoints; e++) {
 		const struct hwtel_pcie_ep *ep = &d->endpoints[e];
 
+		/* the clock, MHz, with each cycle counter */
+		cm.unit = "MHz";
+		cm.v = seconds > 0 ? (double)ep->pcie_cycles / seconds / 1e6 : NAN;
 		snprintf(ev, sizeof(ev), "pcie_cycles,ep=%u", e);
-		csv_u64(f, sep, ep->pcie_cycles, "cycles", d->pmu, ev, seconds, fl);
+		csv_row(f, sep, ep->pcie_cycles, "cycles", d->pmu, ev, seconds, fl, &cm, 1);
+		cm.v = seconds > 0 ? (double)ep->dma_cycles / seconds / 1e6 : NAN;
 		snprintf(ev, sizeof(ev), "dma_cycles,ep=%u", e);
-		csv_u64(f, sep, ep->dma_cycles, "cycles", d->pmu, ev, seconds, fl);
+		csv_row(f, sep, ep->dma_cycles, "cycles", d->pmu, ev, seconds, fl, &cm, 1);
 		for (b = 0; b < ep->nbuses; b++) {
 			const struct hwtel_pcie_bus *bus = &ep->buses[b];
 			const uint64_t v[6] = { bus->words, bus->backpressure, bus->transactions,
 						bus->mvb, bus->mvb_backpressure, bus->items };
 			struct hwtel_pcie_bus_metrics m;
-			const char *tag = hwtel_pcie_bus_tag(bus->kind);
-			char base[48];
 
+			hwtel_pcie_bus_metrics(d, ep, bus, seconds, &m);
+			/* the bus's metrics go with its words counter */
+			bm[0] = (struct csv_met){ m.used_pct, "% used" };
+			bm[1] = (struct csv_met){ m.words_pct, "% words" };
+			bm[2] = (struct csv_met){ m.mfb_stall_pct, "% mfb_stall" };
+			bm[3] = (struct csv_met){ bus->has_mvb ? m.mvb_stall_pct : NAN, "% mvb_stall" };
+			bm[4] = (struct csv_met){ m.gbps, "Gbps" };
+			bm[5] = (struct csv_met){ m.mpps, "Mpps" };
+			bm[6] = (struct csv_met){ bus->dma_up ? m.rd_pct : NAN, "% rd" };
+			bm[7] = (struct csv_met){ m.avg_bytes, "B avg" };
 			for (i = 0; i < 6; i++) {
 				snprintf(ev, sizeof(ev), "%s,ep=%u,bus=%u", fields[i], e, bus->bus);
-				csv_u64(f, sep, v[i], i == 2 || i == 3 || i == 5 ? "" : "cycles",
-					d->pmu, ev, seconds, fl);
+				csv_row(f, sep, v[i], i == 2 || i == 3 || i == 5 ? "" : "cycles",
+					d->pmu, ev, seconds, fl, bm, i ? 0 : 8);
 			}
 			for (i = 0; i < bus->nregions; i++) {
 				snprintf(ev, sizeof(ev), "region,ep=%u,bus=%u,idx=%u", e, bus->bus, i);
 				csv_u64(f, sep, bus->regions[i], "cycles", d->pmu, ev, seconds, fl);
 			}
-			hwtel_pcie_bus_metrics(d, ep, bus, seconds, &m);
-			if (bus->kind >= HWTEL_BUS_UP)
-				snprintf(base, sizeof(base), "ep%u.%s%u", e, tag, bus->port);
-			else
-				snprintf(base, sizeof(base), "ep%u.%s", e, tag);
-			for (i = 0; base[i]; i++)
-				base[i] = (char)(base[i] >= 'A' && base[i] <= 'Z' ? base[i] + 32 : base[i]);
-			snprintf(ev, sizeof(ev), "%s.used", base);
-			csv_metric(f, sep, m.used_pct, "%", d->pmu, ev, fl);
-			snprintf(ev, sizeof(ev), "%s.words", base);
-			csv_metric(f, sep, m.words_pct, "%", d->pmu, ev, fl);
-			snprintf(ev, sizeof(ev), "%s.mfb_stall", base);
-			csv_metric(f, sep, m.mfb_stall_pct, "%", d->pmu, ev, fl);
-			if (bus->has_mvb) {
-				snprintf(ev, sizeof(ev), "%s.mvb_stall", base);
-				csv_metric(f, sep, m.mvb_stall_pct, "%", d->pmu, ev, fl);
-			}
-			snprintf(ev, sizeof(ev), "%s.gbps", base);
-			csv_metric(f, sep, m.gbps, "Gbps", d->pmu, ev, fl);
-			snprintf(ev, sizeof(ev), "%s.mpps", base);
-			csv_metric(f, sep, m.mpps, "Mpps", d->pmu, ev, fl);
-			if (bus->dma_up) {
-				snprintf(ev, sizeof(ev), "%s.rd", base);
-				csv_metric(f, sep, m.rd_pct, "%", d->pmu, ev, fl);
-			}
-			snprintf(ev, sizeof(ev), "%s.avg_bytes", base);
-			csv_metric(f, sep, m.avg_bytes, "B", d->pmu, ev, fl);
 		}
+		/* a stop reason's share of the PCIe cycles, with its counter */
 		for (i = 0; i < ep->nbrakes; i++) {
+			snprintf(unit, sizeof(unit), "%% %s",
+				 hwtel_pcie_brake_key(i, buf, sizeof(buf)));
+			cm.unit = unit;
+			cm.v = ratio_pct(ep->brakes[i], ep->pcie_cycles);
 			snprintf(ev, sizeof(ev), "brake,ep=%u,idx=%u", e, i);
-			csv_u64(f, sep, ep->brakes[i], "cycles", d->pmu, ev, seconds, fl);
+			csv_row(f, sep, ep->brakes[i], "cycles", d->pmu, ev, seconds, fl, &cm, 1);
 		}
 		for (h = 0; h < ep->nhists; h++)
 			for (i = 0; i < ep->nbands; i++) {
@@ -844,17 +853,6 @@ static int pcie_format_csv_c(FILE *f, const struct hwtel_pcie_data *d, double se
 					snprintf(ev, sizeof(ev), "hist%u_band,ep=%u,idx=%u", h, e, i);
 				csv_u64(f, sep, ep->hists[h][i], "cycles", d->pmu, ev, seconds, fl);
 			}
-		for (i = 0; i < ep->nbrakes; i++) {
-			snprintf(ev, sizeof(ev), "ep%u.stop.%s", e,
-				 hwtel_pcie_brake_key(i, buf, sizeof(buf)));
-			csv_metric(f, sep, ratio_pct(ep->brakes[i], ep->pcie_cycles), "%", d->pmu, ev, fl);
-		}
-		if (seconds > 0) {
-			snprintf(ev, sizeof(ev), "ep%u.pcie_clock", e);
-			csv_metric(f, sep, (double)ep->pcie_cycles / seconds / 1e6, "MHz", d->pmu, ev, fl);
-			snprintf(ev, sizeof(ev), "ep%u.dma_clock", e);
-			csv_metric(f, sep, (double)ep->dma_cycles / seconds / 1e6, "MHz", d->pmu, ev, fl);
-		}
 	}
 	return ferror(f) ? -EIO : 0;
 }

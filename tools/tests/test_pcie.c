@@ -438,11 +438,29 @@ TEST(pcie_csv)
 
 	seed_data(d);
 	out = render(csv_tab, d, 1.0);
-	CHECK(strstr(out, "400000000;cycles;ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/;1000000000;100.00;;;\n") != NULL);
+	/*
+	 * Derived metrics in perf stat -x's metric value and unit fields: the
+	 * first on the row of the counter they derive from, the others on
+	 * rows of their own right after it, the counter fields empty.
+	 * 400 MHz: 400000000 cycles in 1 s.
+	 */
+	CHECK(strstr(out, "400000000;cycles;ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/;1000000000;100.00;400.000000;MHz;\n") != NULL);
+	CHECK(strstr(out, "200000000;cycles;ndk_pcie_tlm_3fff00000000/dma_cycles,ep=0/;1000000000;100.00;200.000000;MHz;\n") != NULL);
 	CHECK(strstr(out, "8979062500;;ndk_pcie_tlm_3fff00000000/items,ep=0,bus=0/;1000000000;100.00;;;\n") != NULL);
-	CHECK(strstr(out, "70.150000;%;ndk_pcie_tlm_3fff00000000/ep0.rq.used/;;;;;\n") != NULL);
-	CHECK(strstr(out, "25.862069;%;ndk_pcie_tlm_3fff00000000/ep0.up0.rd/;;;;;\n") != NULL);
+	/* RQ: words 359600000 of 400000000 cycles x 4 regions ... (seed_data) */
+	CHECK(strstr(out, "359600000;cycles;ndk_pcie_tlm_3fff00000000/words,ep=0,bus=0/;1000000000;100.00;70.150000;% used;\n"
+			  ";;;;;89.900000;% words;\n"
+			  ";;;;;0.010000;% mfb_stall;\n"
+			  ";;;;;287.330000;Gbps;\n"
+			  ";;;;;58.000000;Mpps;\n"
+			  ";;;;;619.245690;B avg;\n"
+			  "40000;cycles;ndk_pcie_tlm_3fff00000000/stall,ep=0,bus=0/;") != NULL);
+	CHECK(strstr(out, ";;;;;25.862069;% rd;\n") != NULL);
+	/* a stop reason's share of the PCIe cycles: 54400000 / 400000000 */
+	CHECK(strstr(out, "54400000;cycles;ndk_pcie_tlm_3fff00000000/brake,ep=0,idx=0/;1000000000;100.00;13.600000;% no_free_tag;\n") != NULL);
 	CHECK(strstr(out, "1200000;cycles;ndk_pcie_tlm_3fff00000000/tags_band,ep=0,idx=0/;1000000000;100.00;;;\n") != NULL);
+	/* no metric passed off as an event */
+	CHECK(strstr(out, "/ep0.") == NULL);
 	unit_golden(out, "golden/seed.csv", true);
 	free(out);
 	free(d);
@@ -498,8 +516,8 @@ TEST(pcie_csv_rfc4180)
 
 	seed_data(d);
 	out = render(csv_comma, d, 1.0);
-	CHECK(strstr(out, "400000000,cycles,\"ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/\",1000000000,100.00,,,\n") != NULL);
-	CHECK(strstr(out, "70.150000,%,ndk_pcie_tlm_3fff00000000/ep0.rq.used/,,,,,\n") != NULL);
+	CHECK(strstr(out, "400000000,cycles,\"ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/\",1000000000,100.00,400.000000,MHz,\n") != NULL);
+	CHECK(strstr(out, ",,,,,89.900000,% words,\n") != NULL);
 	for (line = out; *line; line = strchr(line, '\n') + 1) {
 		n = rfc4180_split(line, ',', fields, 8);
 		rows++;
@@ -507,7 +525,9 @@ TEST(pcie_csv_rfc4180)
 			if (!bad++)
 				fprintf(stderr, "# %d fields: %.*s\n", n,
 					(int)(strchr(line, '\n') - line), line);
-		} else if (strncmp(fields[2], "ndk_pcie_tlm_3fff00000000/", 26)) {
+		} else if (strncmp(fields[2], "ndk_pcie_tlm_3fff00000000/", 26) &&
+			   (fields[2][0] || !fields[5][0])) {
+			/* a counter's row, or a metric's own row (no event) */
 			bad++;
 		}
 	}
@@ -557,9 +577,10 @@ TEST(pcie_csv_any_separator)
 					       (int)(strchr(line, '\n') - line), line);
 				continue;
 			}
-			if (!strcmp(fields[2], "ndk_pcie_tlm_3fff00000000/ep0.rq.used/")) {
-				CHECK_STR(fields[0], "70.150000");
-				CHECK_STR(fields[1], "%");
+			if (!strcmp(fields[2], "ndk_pcie_tlm_3fff00000000/words,ep=0,bus=0/")) {
+				CHECK_STR(fields[0], "359600000");
+				CHECK_STR(fields[5], "70.150000");
+				CHECK_STR(fields[6], "% used");
 				used++;
 			}
 		}
@@ -877,7 +898,7 @@ static int csv_plus(FILE *f, const struct hwtel_pcie_data *d, double s)
  * CSV: an eighth field, "flags", on every row of the interval: empty when
  * no flag was set, the flags set joined by "+", "flags_not_read" without
  * the control plane's state. The first seven fields are perf stat -x's
- * (the metric value and unit, sixth and seventh, empty).
+ * (the metric value and unit sixth and seventh).
  */
 TEST(pcie_lost_deltas_csv_flags_field)
 {
@@ -909,8 +930,8 @@ TEST(pcie_lost_deltas_csv_flags_field)
 		CHECK(rows > 50);
 		CHECK_EQ(0, bad);
 		if (k == 1) {
-			CHECK(strstr(out, "400000000,cycles,\"ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/\",1000000000,100.00,,,lost_deltas\n") != NULL);
-			CHECK(strstr(out, "70.150000,%,ndk_pcie_tlm_3fff00000000/ep0.rq.used/,,,,,lost_deltas\n") != NULL);
+			CHECK(strstr(out, "400000000,cycles,\"ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/\",1000000000,100.00,400.000000,MHz,lost_deltas\n") != NULL);
+			CHECK(strstr(out, ",,,,,89.900000,% words,lost_deltas\n") != NULL);
 		}
 		free(out);
 	}
@@ -918,13 +939,17 @@ TEST(pcie_lost_deltas_csv_flags_field)
 	d->state_valid = true;
 	d->status.lost_deltas = d->status.readout_overrun = true;
 	out = render(csv_plus, d, 1.0);
-	CHECK(strstr(out, "\n70.150000+%+ndk_pcie_tlm_3fff00000000/ep0.rq.used/+++++\"lost_deltas+readout_overrun\"\n") != NULL);
+	CHECK(strstr(out, "\n+++++89.900000+% words+\"lost_deltas+readout_overrun\"\n") != NULL);
 	free(out);
 	/* totals: no run time, still eight fields */
 	d->status.lost_deltas = true;
 	d->status.readout_overrun = false;
 	out = render(csv_tab, d, 0);
 	CHECK(strstr(out, "1200000;cycles;ndk_pcie_tlm_3fff00000000/tags_band,ep=0,idx=0/;;;;;lost_deltas\n") != NULL);
+	/* no interval: no clock, Gbps or Mpps; the ratios stay */
+	CHECK(strstr(out, "400000000;cycles;ndk_pcie_tlm_3fff00000000/pcie_cycles,ep=0/;;;;;lost_deltas\n") != NULL);
+	CHECK(strstr(out, "MHz") == NULL && strstr(out, "Gbps") == NULL && strstr(out, "Mpps") == NULL);
+	CHECK(strstr(out, ";;;;;89.900000;% words;lost_deltas\n") != NULL);
 	free(out);
 	free(d);
 }
