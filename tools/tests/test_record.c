@@ -1036,3 +1036,82 @@ TEST(rec_views_mark_untrusted_samples)
 	rec_capture_free(&c);
 	remove(path);
 }
+
+/*
+ * tools/tests/fixtures/record/v1.cap: a version 1 capture, written by the
+ * version 1 writer (hwtel before format version 2) with this script:
+ * tracks x, y and the counter "n inc x > 3"; ring 5, position 50 (pre 2),
+ * 2 shots; trigger "x >= 9"; feedback "x == 7.5 => period 500us";
+ * on-trigger "enable ddr"; realtime = monotonic + 1.7e18 ns. Sample i at
+ * 1e9 + i * 1e6 + i ns with x = 1.5 i, y = 0.25 i (NaN when i % 3 == 0);
+ * SIGUSR1 at sample 20. Every value is exact in f32.
+ */
+static uint64_t fx_t(unsigned int i)
+{
+	return 1000000000ull + i * 1000000ull + i;
+}
+
+static void check_fixture_v1(const struct rec_capture *c)
+{
+	/* shot 0: x >= 9 first at i = 6, samples 4..8; shot 1: the ring
+	 * re-armed at 9 holds 18, 19 at SIGUSR1 (20): samples 18..22
+	 */
+	static const unsigned int first[2] = { 4, 18 }, trig[2] = { 6, 20 };
+	unsigned int s, k, bad = 0;
+
+	CHECK(c->complete);
+	CHECK_EQ(c->good_bytes, c->bytes);
+	CHECK_EQ(c->h.ntracks, 3);
+	CHECK_STR(c->h.track[0], "x");
+	CHECK_STR(c->h.track[2], "n");
+	CHECK_U64(c->h.period_ns, 1000000);
+	CHECK_EQ(c->h.capacity, 5);
+	CHECK_EQ(c->h.pre, 2);
+	CHECK_EQ(c->nshots, 2);
+	CHECK_EQ(c->nsamples, 10);
+	CHECK_EQ(c->nsyncs, 2);
+	if (c->nshots != 2 || c->nsamples != 10)
+		return;
+	for (s = 0; s < 2; s++) {
+		CHECK_EQ(c->shots[s].number, s);
+		CHECK_EQ(c->shots[s].cause, s ? REC_CAUSE_SIGNAL : REC_CAUSE_EXPR);
+		CHECK_EQ(c->shots[s].pre, 2);
+		CHECK_EQ(c->shots[s].nsamples, 5);
+		CHECK(c->shots[s].ended);
+		CHECK_U64(c->shots[s].trig_mono_ns, fx_t(trig[s]));
+		for (k = 0; k < 5; k++) {
+			const struct rec_sample *sm = &c->samples[5 * s + k];
+			unsigned int i = first[s] + k;
+
+			if (sm->shot != s || sm->index != k || sm->mono_ns != fx_t(i) ||
+			    sm->real_ns != fx_t(i) + 1700000000000000000ull ||
+			    sm->vals[0] != 1.5 * i ||
+			    (i % 3 ? sm->vals[1] != 0.25 * i : !isnan(sm->vals[1])) ||
+			    sm->vals[2] != i - 2.0) {
+				printf("#   fixture sample %u (i %u) differs\n", 5 * s + k, i);
+				bad++;
+			}
+		}
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(c->nnotes, 3);
+	if (c->nnotes == 3) {
+		CHECK_STR(c->notes[0].text, "feedback: sample 5: period 500000ns");
+		CHECK_U64(c->notes[0].mono_ns, fx_t(5));
+		CHECK_STR(c->notes[1].text, "trigger: sample 6: enable ddr");
+		CHECK_U64(c->notes[1].mono_ns, fx_t(6));
+		CHECK_STR(c->notes[2].text, "trigger: sample 20: enable ddr");
+		CHECK_U64(c->notes[2].mono_ns, fx_t(20));
+	}
+}
+
+TEST(rec_reads_v1_fixture)
+{
+	struct rec_capture c;
+	char err[200] = "";
+
+	CHECK_EQ(rec_read("fixtures/record/v1.cap", &c, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
+	check_fixture_v1(&c);
+	rec_capture_free(&c);
+}
