@@ -13,7 +13,7 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 34
+tap_plan 35
 
 TRIG='pcie.ep0.rq0.mfb_stall_pct > 1'
 N=40
@@ -207,15 +207,18 @@ out=$("$HW" record -o /proc/hwtel-no/x.rec -N 10 -t 1 2>&1)
 tap_eq "unwritable output: status 2 and the reason" \
 	"2 hwtel record: error: cannot write the capture file /proc/hwtel-no/x.rec: No such file or directory" "$? $out"
 
-# --- 19-20 (+1): a cut file ----------------------------------------------------------
+# --- 19-21 (+1): a cut file ----------------------------------------------------------
+# 40 bytes: the end record (15) and the shot end (8 or 9), then into the last
+# sample (at least 17 bytes): a torn tail
 size=$(stat -c %s "$T/center.rec")
-head -c $((size - 15)) "$T/center.rec" > "$T/cut.rec"
+head -c $((size - 40)) "$T/center.rec" > "$T/cut.rec"
 "$HW" report --json "$T/cut.rec" > "$T/cut.json" 2> "$T/cut.err"
 tap_eq "cut file: report exits 0" "0" "$?"
 tap_check "cut file: a warning names it incomplete" grep -q "cut.rec is incomplete" "$T/cut.err"
+tap_check "cut file: a warning says where it was cut" grep -q "cut short inside the record at byte" "$T/cut.err"
 check cut "cut file: complete false, the whole samples, fewer than the original" cut.json center.json
 
-# --- 21 (+2): views ------------------------------------------------------------------
+# --- 22 (+2): views ------------------------------------------------------------------
 "$HW" report --trace -o "$T/trace.json" "$T/center.rec" &&
 	"$HW" report --svg -m '*.used_pct' -m '*stall*' -o "$T/plot.svg" "$T/center.rec" &&
 	"$HW" report "$T/center.rec" > "$T/center.txt"
@@ -224,7 +227,7 @@ check trace "trace JSON: a counter track per measured metric, every sample, the 
 	trace.json center.json
 check svg "SVG: well-formed XML, a plot per chosen metric with the trigger and the pre-trigger area" plot.svg
 
-# --- 22-34: the checks ------------------------------------------------------------
+# --- 23-35: the checks ------------------------------------------------------------
 desc=
 diag=
 flush()

@@ -157,17 +157,28 @@ unsigned int rec_engine_shots_done(const struct rec_engine *e);
 /* ---------------- capture file ---------------- */
 
 #define REC_MAGIC	"HWTELREC"
-#define REC_VERSION	1
+#define REC_VERSION	2	/* written; version 1 files are read too */
 #define REC_SYNC_EVERY	1000	/* samples between sync records */
 
+/*
+ * Record types and their fields (Documentation/userspace-api/hwtel.rst,
+ * "Capture file format"). Version 2 frames each record as: u8 type,
+ * uvarint payload length, the payload (the fields below), u32le CRC32C of
+ * the type, length and payload. Version 1 has the type and the fields
+ * only, and an f32 per track where version 2 has an f64.
+ */
 enum rec_rtype {
 	REC_R_SYNC = 'S',	/* u64 mono_ns, u64 real_ns */
-	REC_R_SAMPLE = 'D',	/* uvarint tick delta, f32 x ntracks */
-	REC_R_SHOT = 'B',	/* uvarint shot, u8 cause, uvarint pre, uvarint trig delta */
+	REC_R_SAMPLE = 'D',	/* uvarint ticks since the previous sync or sample,
+				 * f64 (v1: f32) x ntracks */
+	REC_R_SHOT = 'B',	/* uvarint shot, u8 cause, uvarint pre, u64 trigger mono_ns */
 	REC_R_SHOT_END = 'E',	/* uvarint shot, uvarint samples */
-	REC_R_NOTE = 'N',	/* uvarint tick delta, uvarint len, text */
+	REC_R_NOTE = 'N',	/* u64 mono_ns, uvarint length, text */
 	REC_R_END = 'Z',	/* uvarint shots, u64 samples */
 };
+
+/* CRC32C (Castagnoli) of @n bytes, continuing @crc (0 to start) */
+uint32_t rec_crc32c(uint32_t crc, const void *p, size_t n);
 
 struct rec_writer;
 
@@ -194,7 +205,7 @@ struct rec_sample {
 	uint64_t mono_ns, real_ns;	/* reconstructed */
 	unsigned int shot;
 	unsigned int index;		/* within the shot */
-	float *vals;			/* ntracks */
+	double *vals;			/* ntracks */
 };
 
 struct rec_shot {
@@ -217,14 +228,18 @@ struct rec_capture {
 	struct rec_sample *samples;
 	struct rec_shot *shots;
 	struct rec_note *notes;
-	float *vals;
+	double *vals;
+	unsigned int version;	/* of the file */
 	bool complete;		/* the end record was read */
 	size_t bytes, good_bytes;	/* file size, bytes of whole records */
 	unsigned int nsyncs;
+	unsigned int nskipped;	/* records of unknown types, skipped */
 };
 
-/* Read a capture; a cut file reads up to its last whole record
- * (complete = false). -EINVAL for a bad header, with a message in @err.
+/* Read a capture (version 1 or 2); a cut file reads up to its last whole
+ * record (complete = false), as does a version 2 file at a record whose
+ * checksum fails; @err then says where and why. Records of unknown types
+ * are skipped (nskipped). -EINVAL for a bad header, with a message in @err.
  */
 int rec_read(const char *path, struct rec_capture *c, char *err, size_t errsize);
 int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,

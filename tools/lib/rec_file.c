@@ -1,25 +1,25 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * hwtel record: the capture file (version 1), Documentation/userspace-api/
- * hwtel.rst "Capture file format".
+ * hwtel record: the capture file, Documentation/userspace-api/hwtel.rst
+ * "Capture file format". Version 2 is written, versions 1 and 2 are read.
  *
  *   "HWTELREC" u32le version u32le L, L bytes of header text
  *   ("key value" lines: clock, ticks_per_second, period_ns, capacity, pre,
- *   position, shots, command, one "track NAME" per stored track), then
- *   records, each a type byte and its fields:
- *     'S' sync      u64le CLOCK_MONOTONIC ns, u64le CLOCK_REALTIME ns
- *     'D' sample    uvarint ticks since the previous sync or sample,
- *                   f32le per track
- *     'B' shot      uvarint shot, u8 cause, uvarint pre, u64le trigger ns
- *     'E' shot end  uvarint shot, uvarint samples
- *     'N' note      u64le ns, uvarint length, text
- *     'Z' end       uvarint shots, u64le samples
+ *   position, shots, command, one "track NAME" per stored track), in
+ *   version 2 then u32le CRC32C of everything before it; then records.
+ *
+ * A version 2 record is u8 type, uvarint payload length, the payload,
+ * u32le CRC32C of the type, length and payload. The payload holds the
+ * fields of rec.h's enum rec_rtype; a reader skips a record of a type it
+ * does not know and the bytes of a known record after the fields it
+ * knows (room for later additions). A version 1 record is the type byte
+ * and its fields, with an f32 per track in a sample instead of an f64.
  *
  * A sync precedes the first sample of every shot and every 1000th sample
  * after it; the time of a sample is its sync's time plus the ticks since.
  * Every record is whole or absent from the reader's view: a cut file reads
- * up to its last whole record, and only a file with its 'Z' record is
- * complete.
+ * up to its last whole record, a version 2 file up to the first record
+ * whose checksum fails, and only a file with its 'Z' record is complete.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +77,43 @@ size_t rec_get_uvarint(const unsigned char *p, size_t len, uint64_t *v)
 	return 0;
 }
 
+/*
+ * CRC32C, reflected polynomial 0x82F63B78, four bits at a time: entry i is
+ * the remainder of the nibble i shifted through four steps.
+ */
+static const uint32_t crc32c_nib[16] = {
+	0x00000000, 0x105ec76f, 0x20bd8ede, 0x30e349b1, 0x417b1dbc, 0x5125dad3,
+	0x61c69362, 0x7198540d, 0x82f63b78, 0x92a8fc17, 0xa24bb5a6, 0xb21572c9,
+	0xc38d26c4, 0xd3d3e1ab, 0xe330a81a, 0xf36e6f75,
+};
+
+uint32_t rec_crc32c(uint32_t crc, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	crc = ~crc;
+	while (n--) {
+		crc ^= *b++;
+		crc = (crc >> 4) ^ crc32c_nib[crc & 15];
+		crc = (crc >> 4) ^ crc32c_nib[crc & 15];
+	}
+	return ~crc;
+}
+
+static size_t put_u32(unsigned char *p, uint32_t v)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+	return 4;
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static size_t put_u64(unsigned char *p, uint64_t v)
 {
 	unsigned int i;
@@ -105,6 +142,28 @@ static int wr(struct rec_writer *w, const void *p, size_t n)
 	return w->err;
 }
 
+/* one version 2 record: @p1 and @p2 are its payload, one after the other */
+static int w_rec(struct rec_writer *w, unsigned char type, const void *p1, size_t n1,
+		 const void *p2, size_t n2)
+{
+	unsigned char head[11], tail[4];
+	size_t h = 0;
+	uint32_t crc;
+
+	head[h++] = type;
+	h += rec_put_uvarint(head + h, n1 + n2);
+	crc = rec_crc32c(0, head, h);
+	crc = rec_crc32c(crc, p1, n1);
+	if (n2)
+		crc = rec_crc32c(crc, p2, n2);
+	put_u32(tail, crc);
+	wr(w, head, h);
+	wr(w, p1, n1);
+	if (n2)
+		wr(w, p2, n2);
+	return wr(w, tail, sizeof(tail));
+}
+
 static int wflush(struct rec_writer *w)
 {
 	if (!w->err && fflush(w->f))
@@ -127,7 +186,7 @@ int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out)
 	if (!w)
 		return -ENOMEM;
 	w->ntracks = h->ntracks;
-	w->buf = malloc(32 + 4 * (size_t)h->ntracks);
+	w->buf = malloc(32 + 8 * (size_t)h->ntracks);
 	w->f = fdopen(fd, "wb");
 	if (!w->f || !w->buf) {
 		free(w->buf);
@@ -154,6 +213,8 @@ int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out)
 	}
 	wr(w, hd, sizeof(hd));
 	wr(w, text, tlen);
+	put_u32(hd, rec_crc32c(rec_crc32c(0, hd, 16), text, tlen));
+	wr(w, hd, 4);
 	free(text);
 	ret = wflush(w);
 	if (ret) {
@@ -185,15 +246,14 @@ static int64_t clock_offset(struct rec_writer *w)
 
 static int w_sync(struct rec_writer *w, uint64_t t)
 {
-	unsigned char b[17];
+	unsigned char b[16];
 
-	b[0] = REC_R_SYNC;
-	put_u64(b + 1, t);
-	put_u64(b + 9, (uint64_t)((int64_t)t + clock_offset(w)));
+	put_u64(b, t);
+	put_u64(b + 8, (uint64_t)((int64_t)t + clock_offset(w)));
 	w->last_t = t;
 	w->since_sync = 0;
 	w->need_sync = false;
-	wr(w, b, sizeof(b));
+	w_rec(w, REC_R_SYNC, b, sizeof(b), NULL, 0);
 	return wflush(w);
 }
 
@@ -204,14 +264,13 @@ static int w_shot_begin(void *ctx, unsigned int shot, enum rec_cause cause,
 	unsigned char b[40];
 	size_t n = 0;
 
-	b[n++] = REC_R_SHOT;
 	n += rec_put_uvarint(b + n, shot);
 	b[n++] = (unsigned char)cause;
 	n += rec_put_uvarint(b + n, pre);
 	n += put_u64(b + n, trig_t);
 	w->need_sync = true;
 	w->shots++;
-	return wr(w, b, n);
+	return w_rec(w, REC_R_SHOT, b, n, NULL, 0);
 }
 
 static int w_sample(void *ctx, uint64_t t, const double *vals)
@@ -227,22 +286,17 @@ static int w_sample(void *ctx, uint64_t t, const double *vals)
 		if (ret)
 			return ret;
 	}
-	b[n++] = REC_R_SAMPLE;
 	n += rec_put_uvarint(b + n, t - w->last_t);
 	for (i = 0; i < w->ntracks; i++) {
-		float f = (float)vals[i];
-		uint32_t u;
+		uint64_t u;
 
-		memcpy(&u, &f, 4);
-		b[n++] = (unsigned char)u;
-		b[n++] = (unsigned char)(u >> 8);
-		b[n++] = (unsigned char)(u >> 16);
-		b[n++] = (unsigned char)(u >> 24);
+		memcpy(&u, &vals[i], 8);
+		n += put_u64(b + n, u);
 	}
 	w->last_t = t;
 	w->since_sync++;
 	w->samples++;
-	return wr(w, b, n);
+	return w_rec(w, REC_R_SAMPLE, b, n, NULL, 0);
 }
 
 static int w_shot_end(void *ctx, unsigned int shot, unsigned int nsamples)
@@ -251,10 +305,9 @@ static int w_shot_end(void *ctx, unsigned int shot, unsigned int nsamples)
 	unsigned char b[24];
 	size_t n = 0;
 
-	b[n++] = REC_R_SHOT_END;
 	n += rec_put_uvarint(b + n, shot);
 	n += rec_put_uvarint(b + n, nsamples);
-	wr(w, b, n);
+	w_rec(w, REC_R_SHOT_END, b, n, NULL, 0);
 	return wflush(w);
 }
 
@@ -264,11 +317,9 @@ static int w_note(void *ctx, uint64_t t, const char *text)
 	unsigned char b[32];
 	size_t n = 0, len = strlen(text);
 
-	b[n++] = REC_R_NOTE;
 	n += put_u64(b + n, t);
 	n += rec_put_uvarint(b + n, len);
-	wr(w, b, n);
-	return wr(w, text, len);
+	return w_rec(w, REC_R_NOTE, b, n, text, len);
 }
 
 void rec_writer_sink(struct rec_writer *w, struct rec_sink *s)
@@ -290,10 +341,9 @@ int rec_writer_close(struct rec_writer *w, bool complete)
 		unsigned char b[24];
 		size_t n = 0;
 
-		b[n++] = REC_R_END;
 		n += rec_put_uvarint(b + n, w->shots);
 		n += put_u64(b + n, w->samples);
-		wr(w, b, n);
+		w_rec(w, REC_R_END, b, n, NULL, 0);
 	}
 	wflush(w);
 	if (!w->err && fsync(fileno(w->f)) && errno != EINVAL && errno != EROFS)
@@ -357,7 +407,7 @@ static int parse_header(struct rec_capture *c, char *text, char *err, size_t err
 	}
 	c->h.ntracks = nt;
 	if (strcmp(c->h.clock, "ns")) {
-		rerr(err, errsize, "unsupported tick clock in the header (version 1 knows 'ns')");
+		rerr(err, errsize, "unsupported tick clock in the header (this hwtel knows 'ns')");
 		return -EINVAL;
 	}
 	return 0;
@@ -374,13 +424,226 @@ static void *grow(void *p, unsigned int n, unsigned int *cap, size_t size)
 	return q;
 }
 
+struct reader {
+	struct rec_capture *c;
+	unsigned int scap, shcap, ncap;
+	uint64_t base, real_off;
+	bool have_sync;
+	char *err;
+	size_t errsize;
+};
+
+#define DEC_UNKNOWN	(-1000)	/* a record type this reader does not know */
+#define DEC_CORRUPT	(-1001)	/* fields that make no sense (message set) */
+
+/*
+ * The fields of one record of @type at @p (after the type byte; in version
+ * 2 its payload), @len bytes. Returns the bytes they take, 0 when @len is
+ * too short for them, DEC_UNKNOWN, DEC_CORRUPT or -ENOMEM.
+ */
+static long decode(struct reader *r, unsigned char type, const unsigned char *p, size_t len)
+{
+	struct rec_capture *c = r->c;
+	size_t n = 0, k, vsize = c->version == 1 ? 4 : 8;
+	uint64_t a, b;
+
+	switch (type) {
+	case REC_R_SYNC:
+		if (len < 16)
+			return 0;
+		r->base = get_u64(p);
+		r->real_off = get_u64(p + 8) - r->base;
+		r->have_sync = true;
+		c->nsyncs++;
+		return 16;
+	case REC_R_SAMPLE: {
+		struct rec_sample *s;
+		struct rec_shot *sh;
+		unsigned int i, nt = c->h.ntracks;
+		double *v;
+
+		k = rec_get_uvarint(p, len, &a);
+		if (!k || len - k < vsize * nt)
+			return 0;
+		if (!r->have_sync || !c->nshots) {
+			rerr(r->err, r->errsize, "corrupt capture: a sample before its sync or shot record");
+			return DEC_CORRUPT;
+		}
+		if (c->nsamples == r->scap) {
+			unsigned int cap = r->scap;
+
+			s = grow(c->samples, c->nsamples, &cap, sizeof(*c->samples));
+			if (!s)
+				return -ENOMEM;
+			c->samples = s;
+			v = realloc(c->vals, (size_t)cap * (nt ? nt : 1) * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			c->vals = v;
+			r->scap = cap;
+		}
+		r->base += a;
+		s = &c->samples[c->nsamples];
+		s->mono_ns = r->base;
+		s->real_ns = r->base + r->real_off;
+		sh = &c->shots[c->nshots - 1];
+		s->shot = sh->number;
+		s->index = sh->nsamples++;
+		s->vals = NULL;	/* set at the end: c->vals may move */
+		v = &c->vals[(size_t)c->nsamples * nt];
+		for (i = 0; i < nt; i++) {
+			const unsigned char *q = p + k + vsize * i;
+
+			if (vsize == 4) {
+				uint32_t u = get_u32(q);
+				float f;
+
+				memcpy(&f, &u, 4);
+				v[i] = f;
+			} else {
+				uint64_t u = get_u64(q);
+
+				memcpy(&v[i], &u, 8);
+			}
+		}
+		c->nsamples++;
+		return (long)(k + vsize * nt);
+	}
+	case REC_R_SHOT: {
+		struct rec_shot *sh;
+		size_t k2;
+
+		k = rec_get_uvarint(p, len, &a);
+		if (!k || len < k + 1)
+			return 0;
+		n = k + 1;
+		k2 = rec_get_uvarint(p + n, len - n, &b);
+		if (!k2 || len - n - k2 < 8)
+			return 0;
+		sh = grow(c->shots, c->nshots, &r->shcap, sizeof(*c->shots));
+		if (!sh)
+			return -ENOMEM;
+		c->shots = sh;
+		sh = &c->shots[c->nshots];
+		memset(sh, 0, sizeof(*sh));
+		sh->number = (unsigned int)a;
+		sh->cause = (enum rec_cause)p[k];
+		sh->pre = (unsigned int)b;
+		n += k2;
+		sh->trig_mono_ns = get_u64(p + n);
+		sh->first = c->nsamples;
+		c->nshots++;
+		r->have_sync = false;
+		return (long)(n + 8);
+	}
+	case REC_R_SHOT_END:
+		k = rec_get_uvarint(p, len, &a);
+		if (!k)
+			return 0;
+		n = rec_get_uvarint(p + k, len - k, &b);
+		if (!n)
+			return 0;
+		if (c->nshots && c->shots[c->nshots - 1].number == a)
+			c->shots[c->nshots - 1].ended = true;
+		return (long)(k + n);
+	case REC_R_NOTE: {
+		struct rec_note *nt;
+
+		if (len < 8)
+			return 0;
+		a = get_u64(p);
+		k = rec_get_uvarint(p + 8, len - 8, &b);
+		if (!k || len - 8 - k < b)
+			return 0;
+		nt = grow(c->notes, c->nnotes, &r->ncap, sizeof(*c->notes));
+		if (!nt)
+			return -ENOMEM;
+		c->notes = nt;
+		nt = &c->notes[c->nnotes++];
+		nt->mono_ns = a;
+		snprintf(nt->text, sizeof(nt->text), "%.*s",
+			 (int)(b < sizeof(nt->text) ? b : sizeof(nt->text) - 1), (const char *)p + 8 + k);
+		return (long)(8 + k + b);
+	}
+	case REC_R_END:
+		k = rec_get_uvarint(p, len, &a);
+		if (!k || len - k < 8)
+			return 0;
+		c->complete = true;
+		return (long)(k + 8);
+	}
+	return DEC_UNKNOWN;
+}
+
+/* Version 1: a type byte and its fields. Returns the record's size, 0 at
+ * the end of what is readable (a cut or an error, @err says which).
+ */
+static long next_v1(struct reader *r, const unsigned char *p, size_t rem, size_t off)
+{
+	long n = decode(r, p[0], p + 1, rem - 1);
+
+	if (n > 0)
+		return n + 1;
+	if (n == 0 && r->err && r->errsize)
+		snprintf(r->err, r->errsize, "cut short inside the record at byte %zu", off);
+	if (n == DEC_UNKNOWN)
+		rerr(r->err, r->errsize, "corrupt capture: unknown record type");
+	return n == -ENOMEM ? n : 0;
+}
+
+/* Version 2: type, uvarint length, payload, CRC32C. As next_v1(). */
+static long next_v2(struct reader *r, const unsigned char *p, size_t rem, size_t off)
+{
+	uint64_t plen;
+	size_t k = rec_get_uvarint(p + 1, rem - 1, &plen), size;
+	long n;
+
+	if (!k && rem - 1 >= 10) {
+		if (r->err && r->errsize)
+			snprintf(r->err, r->errsize,
+				 "corrupt capture: a bad length in the record at byte %zu", off);
+		return 0;
+	}
+	if (!k) {
+		if (r->err && r->errsize)
+			snprintf(r->err, r->errsize,
+				 "cut short inside the record at byte %zu (before the end of its length)",
+				 off);
+		return 0;
+	}
+	if (plen > rem || 1 + k + plen + 4 > rem) {
+		if (r->err && r->errsize)
+			snprintf(r->err, r->errsize,
+				 "cut short inside the record at byte %zu (%zu of its %llu bytes)", off,
+				 rem, (unsigned long long)(1 + k + plen + 4));
+		return 0;
+	}
+	size = 1 + k + (size_t)plen;
+	if (rec_crc32c(0, p, size) != get_u32(p + size)) {
+		if (r->err && r->errsize)
+			snprintf(r->err, r->errsize,
+				 "corrupt capture: checksum mismatch in the record at byte %zu", off);
+		return 0;
+	}
+	n = decode(r, p[0], p + 1 + k, (size_t)plen);
+	if (n == DEC_UNKNOWN) {
+		r->c->nskipped++;
+	} else if (n == 0) {
+		if (r->err && r->errsize)
+			snprintf(r->err, r->errsize,
+				 "corrupt capture: the record at byte %zu is too short for its type", off);
+		return 0;
+	} else if (n < 0) {
+		return n == -ENOMEM ? n : 0;
+	}
+	return (long)(size + 4);
+}
+
 int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,
 		 char *err, size_t errsize)
 {
-	unsigned int scap = 0, shcap = 0, ncap = 0, vcap = 0;
-	uint64_t base = 0, real_off = 0, v;
-	bool have_sync = false;
-	size_t off, tlen;
+	struct reader r = { .c = c, .err = err, .errsize = errsize };
+	size_t off, tlen, hend;
 	uint32_t ver;
 	char *text;
 	int ret;
@@ -391,18 +654,22 @@ int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,
 		rerr(err, errsize, "not a hwtel capture (no HWTELREC header)");
 		return -EINVAL;
 	}
-	ver = (uint32_t)buf[8] | (uint32_t)buf[9] << 8 | (uint32_t)buf[10] << 16 |
-	      (uint32_t)buf[11] << 24;
-	tlen = (size_t)buf[12] | (size_t)buf[13] << 8 | (size_t)buf[14] << 16 |
-	       (size_t)buf[15] << 24;
-	if (ver != REC_VERSION) {
-		rerr(err, errsize, "capture file version not supported (this hwtel reads version 1)");
+	ver = get_u32(buf + 8);
+	tlen = get_u32(buf + 12);
+	if (ver != 1 && ver != 2) {
+		rerr(err, errsize, "capture file version not supported (this hwtel reads versions 1 and 2)");
 		return -EINVAL;
 	}
-	if (tlen > len - 16) {
+	hend = 16 + (ver == 2 ? 4 : 0);
+	if (len < hend || tlen > len - hend) {
 		rerr(err, errsize, "capture file cut inside its header");
 		return -EINVAL;
 	}
+	if (ver == 2 && rec_crc32c(0, buf, 16 + tlen) != get_u32(buf + 16 + tlen)) {
+		rerr(err, errsize, "corrupt capture header (checksum mismatch)");
+		return -EINVAL;
+	}
+	c->version = ver;
 	text = malloc(tlen + 1);
 	if (!text)
 		return -ENOMEM;
@@ -414,153 +681,21 @@ int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,
 		rec_capture_free(c);
 		return ret;
 	}
-	off = 16 + tlen;
+	off = hend + tlen;
 	c->good_bytes = off;
-	while (off < len) {
-		const unsigned char *p = buf + off;
-		size_t rem = len - off, n = 1, k;
-		uint64_t a, b;
+	while (off < len && !c->complete) {
+		long n = ver == 1 ? next_v1(&r, buf + off, len - off, off) :
+			 next_v2(&r, buf + off, len - off, off);
 
-		switch (p[0]) {
-		case REC_R_SYNC:
-			if (rem < 17)
-				goto cut;
-			base = get_u64(p + 1);
-			real_off = get_u64(p + 9) - base;
-			have_sync = true;
-			c->nsyncs++;
-			n = 17;
-			break;
-		case REC_R_SAMPLE: {
-			struct rec_sample *s;
-			struct rec_shot *sh;
-			unsigned int i;
-			size_t need;
-
-			k = rec_get_uvarint(p + 1, rem - 1, &v);
-			if (!k)
-				goto cut;
-			n += k;
-			need = 4 * (size_t)c->h.ntracks;
-			if (rem - n < need)
-				goto cut;
-			if (!have_sync || !c->nshots) {
-				rerr(err, errsize, "corrupt capture: a sample before its sync or shot record");
-				goto stop;
-			}
-			c->samples = grow(c->samples, c->nsamples, &scap, sizeof(*c->samples));
-			if (!c->samples)
-				goto nomem;
-			base += v;
-			s = &c->samples[c->nsamples];
-			s->mono_ns = base;
-			s->real_ns = base + real_off;
-			sh = &c->shots[c->nshots - 1];
-			s->shot = sh->number;
-			s->index = sh->nsamples++;
-			s->vals = NULL;
-			/* values live in one array, the pointers are set at the end */
-			if (c->nsamples + 1 > vcap) {
-				float *nv;
-
-				vcap = scap;
-				nv = realloc(c->vals, (size_t)vcap * (c->h.ntracks ? c->h.ntracks : 1) *
-					     sizeof(float));
-				if (!nv)
-					goto nomem;
-				c->vals = nv;
-			}
-			for (i = 0; i < c->h.ntracks; i++) {
-				const unsigned char *q = p + n + 4 * i;
-				uint32_t u = (uint32_t)q[0] | (uint32_t)q[1] << 8 |
-					     (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-				float f;
-
-				memcpy(&f, &u, 4);
-				c->vals[(size_t)c->nsamples * c->h.ntracks + i] = f;
-			}
-			n += need;
-			c->nsamples++;
-			break;
+		if (n == -ENOMEM) {
+			rec_capture_free(c);
+			return -ENOMEM;
 		}
-		case REC_R_SHOT: {
-			struct rec_shot *sh;
-			size_t k2;
-
-			k = rec_get_uvarint(p + 1, rem - 1, &a);
-			if (!k || rem < 1 + k + 1)
-				goto cut;
-			n += k + 1;
-			k2 = rec_get_uvarint(p + n, rem - n, &b);
-			if (!k2 || rem - n - k2 < 8)
-				goto cut;
-			c->shots = grow(c->shots, c->nshots, &shcap, sizeof(*c->shots));
-			if (!c->shots)
-				goto nomem;
-			sh = &c->shots[c->nshots];
-			memset(sh, 0, sizeof(*sh));
-			sh->number = (unsigned int)a;
-			sh->cause = (enum rec_cause)p[1 + k];
-			sh->pre = (unsigned int)b;
-			n += k2;
-			sh->trig_mono_ns = get_u64(p + n);
-			n += 8;
-			sh->first = c->nsamples;
-			c->nshots++;
-			have_sync = false;
+		if (n <= 0)
 			break;
-		}
-		case REC_R_SHOT_END:
-			k = rec_get_uvarint(p + 1, rem - 1, &a);
-			if (!k)
-				goto cut;
-			n += k;
-			k = rec_get_uvarint(p + n, rem - n, &b);
-			if (!k)
-				goto cut;
-			n += k;
-			if (c->nshots && c->shots[c->nshots - 1].number == a)
-				c->shots[c->nshots - 1].ended = true;
-			break;
-		case REC_R_NOTE: {
-			struct rec_note *nt;
-
-			if (rem < 9)
-				goto cut;
-			a = get_u64(p + 1);
-			n = 9;
-			k = rec_get_uvarint(p + n, rem - n, &b);
-			if (!k || rem - n - k < b)
-				goto cut;
-			n += k;
-			c->notes = grow(c->notes, c->nnotes, &ncap, sizeof(*c->notes));
-			if (!c->notes)
-				goto nomem;
-			nt = &c->notes[c->nnotes++];
-			nt->mono_ns = a;
-			snprintf(nt->text, sizeof(nt->text), "%.*s",
-				 (int)(b < sizeof(nt->text) ? b : sizeof(nt->text) - 1), (const char *)p + n);
-			n += b;
-			break;
-		}
-		case REC_R_END:
-			k = rec_get_uvarint(p + 1, rem - 1, &a);
-			if (!k || rem - 1 - k < 8)
-				goto cut;
-			n += k + 8;
-			c->complete = true;
-			break;
-		default:
-			rerr(err, errsize, "corrupt capture: unknown record type");
-			goto stop;
-		}
-		off += n;
+		off += (size_t)n;
 		c->good_bytes = off;
-		if (c->complete)
-			break;
 	}
-cut:
-stop:
 	{
 		unsigned int i;
 
@@ -568,9 +703,6 @@ stop:
 			c->samples[i].vals = &c->vals[(size_t)i * c->h.ntracks];
 	}
 	return 0;
-nomem:
-	rec_capture_free(c);
-	return -ENOMEM;
 }
 
 int rec_read(const char *path, struct rec_capture *c, char *err, size_t errsize)

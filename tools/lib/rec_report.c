@@ -53,12 +53,25 @@ static bool trig_in_file(const struct rec_shot *s)
 	return trig_index(s) >= 0 && trig_index(s) < (long)s->nsamples;
 }
 
-static void fmt_val(char *buf, size_t size, float v)
+static void fmt_val(char *buf, size_t size, double v)
 {
 	if (isnan(v))
 		snprintf(buf, size, "-");
 	else
-		snprintf(buf, size, "%.6g", (double)v);
+		snprintf(buf, size, "%.6g", v);
+}
+
+/* the fewest significant digits that read back as @v (at most 17) */
+static void fmt_exact(char *buf, size_t size, double v)
+{
+	int prec;
+
+	for (prec = 1; prec < 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+	snprintf(buf, size, "%.17g", v);
 }
 
 /*
@@ -173,12 +186,15 @@ static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_
 			fprintf(f, ",%llu,%llu", (unsigned long long)sm->mono_ns,
 				(unsigned long long)sm->real_ns);
 			for (k = 0; k < n; k++) {
-				float v = sm->vals[tr(o, k)];
+				double v = sm->vals[tr(o, k)];
+				char num[32];
 
-				if (isnan(v))
+				if (isnan(v)) {
 					fputc(',', f);
-				else
-					fprintf(f, ",%.9g", (double)v);
+				} else {
+					fmt_exact(num, sizeof(num), v);
+					fprintf(f, ",%s", num);
+				}
 			}
 			fputc('\n', f);
 		}
@@ -194,7 +210,7 @@ static int view_json(FILE *f, const struct rec_capture *c, const struct rec_view
 
 	hj_init(&j, f);
 	hj_obj_begin(&j);
-	hj_key(&j, "format_version"); hj_uint(&j, REC_VERSION);
+	hj_key(&j, "format_version"); hj_uint(&j, c->version);
 	hj_key(&j, "complete"); hj_bool(&j, c->complete);
 	hj_key(&j, "period_ns"); hj_u64(&j, c->h.period_ns);
 	hj_key(&j, "capacity"); hj_uint(&j, c->h.capacity);
@@ -246,7 +262,7 @@ static int view_json(FILE *f, const struct rec_capture *c, const struct rec_view
 			hj_key(&j, "values");
 			hj_arr_begin(&j);
 			for (k = 0; k < n; k++)
-				hj_double(&j, (double)sm->vals[tr(o, k)]);
+				hj_double(&j, sm->vals[tr(o, k)]);
 			hj_arr_end(&j);
 			/* with a pcie.untrusted track: false when a STATUS flag was set */
 			if (ut >= 0) {
@@ -312,7 +328,7 @@ static int view_trace(FILE *f, const struct rec_capture *c, const struct rec_vie
 			const struct rec_sample *sm = &c->samples[sh->first + i];
 
 			for (k = 0; k < n; k++) {
-				float v = sm->vals[tr(o, k)];
+				double v = sm->vals[tr(o, k)];
 
 				if (isnan(v))
 					continue;
@@ -323,7 +339,7 @@ static int view_trace(FILE *f, const struct rec_capture *c, const struct rec_vie
 				hj_key(&j, "pid"); hj_uint(&j, 1);
 				hj_key(&j, "args");
 				hj_obj_begin(&j);
-				hj_key(&j, "value"); hj_double(&j, (double)v);
+				hj_key(&j, "value"); hj_double(&j, v);
 				hj_obj_end(&j);
 				hj_obj_end(&j);
 			}

@@ -566,15 +566,17 @@ TEST(rec_file_round_trip_and_truncation)
 	CHECK_U64(c.shots[0].trig_mono_ns, c.samples[pre].mono_ns);
 	CHECK_EQ(len - c.good_bytes, 0);
 	/*
-	 * The size, record by record: shot 1 + 1 + 1 + 2 (pre 1000) + 8;
-	 * 3 syncs of 17; a sample is type + 3-byte tick delta (1 ms) + 3 f32 =
-	 * 16 bytes, 14 after a sync (delta 0); the note 1 + 8 + 1 + 38; shot
-	 * end 1 + 1 + 2; end 1 + 1 + 8.
+	 * The size, record by record (version 2: type, 1-byte length, payload,
+	 * 4-byte CRC): the header's CRC 4; shot 1 + 1 + (1 + 1 + 2 (pre 1000)
+	 * + 8) + 4 = 18; 3 syncs of 1 + 1 + 16 + 4 = 22; a sample is
+	 * 1 + 1 + (3-byte tick delta (1 ms) + 3 f64) + 4 = 33 bytes, 31 after a
+	 * sync (delta 0); the note 1 + 1 + (8 + 1 + 38) + 4 = 53; shot end
+	 * 1 + 1 + (1 + 2) + 4 = 9; end 1 + 1 + (1 + 8) + 4 = 15.
 	 */
 	{
 		size_t hlen = (size_t)buf[12] | (size_t)buf[13] << 8 | (size_t)buf[14] << 16;
 
-		CHECK_EQ(len - 16 - hlen, 13 + 3 * 17 + (RT_N - 3) * 16 + 3 * 14 + 48 + 4 + 10);
+		CHECK_EQ(len - 16 - hlen, 4 + 18 + 3 * 22 + (RT_N - 3) * 33 + 3 * 31 + 53 + 9 + 15);
 	}
 	rec_capture_free(&c);
 
@@ -600,35 +602,40 @@ TEST(rec_file_round_trip_and_truncation)
 	CHECK(!c.complete);
 	CHECK_EQ(c.nsamples, RT_N);
 	rec_capture_free(&c);
-	/* the end record is 1 + 1 + 8 bytes, the shot end 1 + 1 + 2 before
-	 * it, the last sample before that
+	/* the end record is 15 bytes, the shot end 9 before it, the last
+	 * sample before that
 	 */
-	CHECK_EQ(rec_read_mem(buf, len - 10 - 4 - 1, &c, err, sizeof(err)), 0);
+	CHECK_EQ(rec_read_mem(buf, len - 15 - 9 - 1, &c, err, sizeof(err)), 0);
 	CHECK_EQ(c.nsamples, RT_N - 1);
 	rec_capture_free(&c);
-	/* an unknown record type: read up to it, with the reason */
+	/* a changed type byte: the checksum fails, read up to it, with the
+	 * reason (the first sync, after the header's CRC and the shot record)
+	 */
 	{
 		size_t hlen = (size_t)buf[12] | (size_t)buf[13] << 8 | (size_t)buf[14] << 16;
-		unsigned char keep = buf[16 + hlen + 13];
+		size_t at = 16 + hlen + 4 + 18;
+		unsigned char keep = buf[at];
+		char want[100];
 
-		CHECK_EQ(buf[16 + hlen], 'B');
+		CHECK_EQ(buf[16 + hlen + 4], 'B');
 		CHECK_EQ(keep, 'S');
-		buf[16 + hlen + 13] = 'Q';
+		buf[at] = 'Q';
 		err[0] = '\0';
 		CHECK_EQ(rec_read_mem(buf, len, &c, err, sizeof(err)), 0);
 		CHECK(!c.complete);
 		CHECK_EQ(c.nshots, 1);
 		CHECK_EQ(c.nsamples, 0);
-		CHECK_EQ(c.good_bytes, 16 + hlen + 13);
-		CHECK_STR(err, "corrupt capture: unknown record type");
+		CHECK_EQ(c.good_bytes, at);
+		snprintf(want, sizeof(want), "corrupt capture: checksum mismatch in the record at byte %zu", at);
+		CHECK_STR(err, want);
 		rec_capture_free(&c);
-		buf[16 + hlen + 13] = keep;
+		buf[at] = keep;
 	}
 	CHECK_EQ(rec_read_mem(buf, 10, &c, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "not a hwtel capture (no HWTELREC header)");
-	buf[8] = 2;
+	buf[8] = 3;
 	CHECK_EQ(rec_read_mem(buf, len, &c, err, sizeof(err)), -EINVAL);
-	CHECK_STR(err, "capture file version not supported (this hwtel reads version 1)");
+	CHECK_STR(err, "capture file version not supported (this hwtel reads versions 1 and 2)");
 	free(buf);
 }
 
@@ -1114,4 +1121,490 @@ TEST(rec_reads_v1_fixture)
 	CHECK_STR(err, "");
 	check_fixture_v1(&c);
 	rec_capture_free(&c);
+}
+
+/* ---- format version 2: framing, checksums, torn tails, fuzzing ---- */
+
+/* The v1 fixture's script through today's writer, into memory. */
+static unsigned char *script_capture(size_t *len)
+{
+	const char *path = "/tmp/hwtel-unit-rec-script.cap";
+	static const char *const TR[] = { "x", "y" };
+	struct rec_config cfg = { .capacity = 5, .position = 50, .shots = 2, .nmetrics = 2, .metric = TR };
+	char tracks[3][REC_NAME_MAX];
+	struct rec_header h = { .period_ns = 1000000, .capacity = 5, .shots = 2, .position = 50,
+				.clock = "ns", .command = "unit script" };
+	struct rec_engine *e = rec_engine_new(&cfg, NULL, 0);
+	struct rec_writer *w;
+	struct rec_sink s = { 0 };
+	unsigned char *buf;
+	unsigned int i;
+	int fd;
+
+	CHECK_EQ(rec_engine_add_counter(e, "n inc x > 3", NULL, 0), 0);
+	CHECK_EQ(rec_engine_set_trigger(e, "x >= 9", NULL, 0), 0);
+	CHECK_EQ(rec_engine_add_feedback(e, "x == 7.5 => period 500us", NULL, 0), 0);
+	CHECK_EQ(rec_engine_add_on_trigger(e, "enable ddr", NULL, 0), 0);
+	h.pre = rec_pre_count(5, 50);
+	h.ntracks = rec_engine_ntracks(e);
+	for (i = 0; i < h.ntracks; i++)
+		snprintf(tracks[i], REC_NAME_MAX, "%s", rec_engine_track(e, i));
+	h.track = tracks;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK_EQ(rec_writer_open(fd, &h, &w), 0);
+	rec_writer_set_clock(w, 1700000000000000000ll);
+	rec_writer_sink(w, &s);
+	for (i = 0; i < 30; i++) {
+		double v[2] = { i * 1.5, i % 3 == 0 ? NAN : i * 0.25 };
+
+		if (rec_engine_push(e, fx_t(i), v, i == 20 ? REC_CAUSE_SIGNAL : REC_CAUSE_NONE,
+				    NULL, 0, NULL, &s) == REC_DONE)
+			break;
+	}
+	CHECK_EQ(rec_writer_close(w, true), 0);
+	rec_engine_free(e);
+	buf = (unsigned char *)unit_slurp(path, len);
+	unlink(path);
+	return buf;
+}
+
+/* CRC32C (Castagnoli, reflected 0x82F63B78), bit by bit: the test's own */
+static uint32_t t_crc(const unsigned char *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	int k;
+
+	while (n--) {
+		c ^= *p++;
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (c & 1 ? 0x82f63b78u : 0);
+	}
+	return ~c;
+}
+
+static uint32_t t_u32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* version 2 framing as documented: type, uvarint length, payload, CRC32C
+ * of those; returns the records' offsets (and the end) in @off
+ */
+static unsigned int t_records(const unsigned char *b, size_t len, size_t *off, unsigned int max)
+{
+	size_t o = 16 + t_u32(b + 12) + 4;
+	unsigned int n = 0;
+
+	while (o < len && n < max) {
+		uint64_t plen = 0;
+		size_t k = 0;
+
+		do {
+			if (o + 1 + k >= len || k == 9)
+				goto out;
+			plen |= (uint64_t)(b[o + 1 + k] & 0x7f) << (7 * k);
+		} while (b[o + 1 + k++] & 0x80);
+		off[n++] = o;
+		if (plen > len)
+			break;
+		o += 1 + k + plen + 4;
+	}
+out:
+	off[n] = o;
+	return n;
+}
+
+static size_t t_record(unsigned char *out, unsigned char type, const void *payload, size_t plen)
+{
+	size_t n = 0;
+	uint64_t v = plen;
+
+	out[n++] = type;
+	do {
+		out[n++] = (unsigned char)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	memcpy(out + n, payload, plen);
+	n += plen;
+	{
+		uint32_t c = t_crc(out, n);
+
+		out[n++] = (unsigned char)c;
+		out[n++] = (unsigned char)(c >> 8);
+		out[n++] = (unsigned char)(c >> 16);
+		out[n++] = (unsigned char)(c >> 24);
+	}
+	return n;
+}
+
+TEST(rec_v2_layout)
+{
+	size_t len, off[64], hend;
+	unsigned char *b = script_capture(&len);
+	unsigned int n, i, count[256] = { 0 }, bad = 0;
+	struct rec_capture c;
+	char err[200] = "";
+
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	CHECK_EQ(t_u32(b + 8), 2);
+	hend = 16 + t_u32(b + 12);
+	CHECK(hend + 4 <= len);
+	if (t_u32(b + 8) != 2 || hend + 4 > len) {
+		free(b);
+		return;
+	}
+	CHECK_EQ(t_u32(b + hend), t_crc(b, hend));
+	n = t_records(b, len, off, 63);
+	CHECK_EQ(off[n], len);
+	for (i = 0; i < n && off[n] == len; i++) {
+		size_t end = off[i + 1];
+
+		count[b[off[i]]]++;
+		if (t_u32(b + end - 4) != t_crc(b + off[i], end - 4 - off[i]))
+			bad++;
+		/* a sample: type, length 1 byte, tick delta, an f64 per track */
+		if (b[off[i]] == 'D' && b[off[i] + 1] != (b[off[i] + 2] ? 3 : 1) + 3 * 8)
+			bad++;
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(count['S'], 2);
+	CHECK_EQ(count['B'], 2);
+	CHECK_EQ(count['D'], 10);
+	CHECK_EQ(count['N'], 3);
+	CHECK_EQ(count['E'], 2);
+	CHECK_EQ(count['Z'], 1);
+	CHECK_EQ(rec_read_mem(b, len, &c, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
+	check_fixture_v1(&c);
+	rec_capture_free(&c);
+	free(b);
+}
+
+/* counts beyond f32's 24 bits come back exactly */
+TEST(rec_v2_counts_exact)
+{
+	const char *path = "/tmp/hwtel-unit-rec-counts.cap";
+	char tracks[2][REC_NAME_MAX] = { "c", "pcie.ep0.rq0.words" };
+	struct rec_header h = { .period_ns = 1000000, .capacity = 1, .shots = 1,
+				.clock = "ns", .command = "unit", .ntracks = 2, .track = tracks };
+	/* 2^24 + 1 and 10^15 + 3 words per second: not f32 numbers */
+	double v[2] = { 16777217.0, 1e15 + 3 };
+	struct rec_capture c;
+	struct rec_writer *w;
+	struct rec_sink s = { 0 };
+	char err[200];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	CHECK_EQ(rec_writer_open(fd, &h, &w), 0);
+	rec_writer_sink(w, &s);
+	CHECK_EQ(s.shot_begin(s.ctx, 0, REC_CAUSE_SIGNAL, 0, 5000), 0);
+	CHECK_EQ(s.sample(s.ctx, 5000, v), 0);
+	CHECK_EQ(s.shot_end(s.ctx, 0, 1), 0);
+	CHECK_EQ(rec_writer_close(w, true), 0);
+	CHECK_EQ(rec_read(path, &c, err, sizeof(err)), 0);
+	CHECK_EQ(c.nsamples, 1);
+	if (c.nsamples == 1) {
+		CHECK_NEAR(c.samples[0].vals[0], 16777217.0, 0);
+		CHECK_NEAR(c.samples[0].vals[1], 1e15 + 3, 0);
+	}
+	rec_capture_free(&c);
+	unlink(path);
+}
+
+/* an unknown record type anywhere between records is skipped, and so are
+ * fields appended to a known record
+ */
+TEST(rec_v2_unknown_records_skipped)
+{
+	static const char future[] = "a record of a later version";
+	size_t len, off[64], m;
+	unsigned char *b = script_capture(&len), *x;
+	unsigned int n, i;
+	struct rec_capture c;
+	char err[200];
+
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	n = t_records(b, len, off, 63);
+	CHECK_EQ(n, 20);	/* 2 syncs, 2 shots, 10 samples, 3 notes, 2 shot ends, the end */
+	x = malloc(len + 64);
+	for (i = 0; i <= n && x; i++) {
+		m = off[i];
+		memcpy(x, b, m);
+		m += t_record(x + m, 'q', future, sizeof(future));
+		memcpy(x + m, b + off[i], len - off[i]);
+		m += len - off[i];
+		err[0] = '\0';
+		CHECK_EQ(rec_read_mem(x, m, &c, err, sizeof(err)), 0);
+		if (i < n) {	/* after the end record: not read */
+			CHECK_STR(err, "");
+			check_fixture_v1(&c);
+		}
+		CHECK_EQ(c.nskipped, i < n ? 1 : 0);
+		rec_capture_free(&c);
+	}
+	/* the first shot end ('E' uvarint 0, uvarint 5) with 3 more bytes */
+	for (i = 0; i < n && x; i++)
+		if (b[off[i]] == 'E')
+			break;
+	if (x && i < n) {
+		static const unsigned char e[] = { 0, 5, 0xaa, 0xbb, 0xcc };
+
+		m = off[i];
+		memcpy(x, b, m);
+		m += t_record(x + m, 'E', e, sizeof(e));
+		memcpy(x + m, b + off[i + 1], len - off[i + 1]);
+		m += len - off[i + 1];
+		CHECK_EQ(rec_read_mem(x, m, &c, err, sizeof(err)), 0);
+		check_fixture_v1(&c);
+		rec_capture_free(&c);
+	}
+	free(x);
+	free(b);
+}
+
+/* the samples read from a damaged copy: a prefix of the whole file's */
+static unsigned int prefix_mismatch(const struct rec_capture *whole, const struct rec_capture *c)
+{
+	unsigned int i, k;
+
+	if (c->nsamples > whole->nsamples || c->nshots > whole->nshots)
+		return 1;
+	for (i = 0; i < c->nsamples; i++) {
+		const struct rec_sample *a = &whole->samples[i], *s = &c->samples[i];
+
+		if (a->mono_ns != s->mono_ns || a->real_ns != s->real_ns || a->shot != s->shot ||
+		    a->index != s->index)
+			return 1;
+		for (k = 0; k < c->h.ntracks; k++)
+			if (memcmp(&a->vals[k], &s->vals[k], sizeof(a->vals[k])))
+				return 1;
+	}
+	for (i = 0; i < c->nshots; i++)
+		if (c->shots[i].number != whole->shots[i].number ||
+		    c->shots[i].cause != whole->shots[i].cause ||
+		    c->shots[i].pre != whole->shots[i].pre ||
+		    c->shots[i].trig_mono_ns != whole->shots[i].trig_mono_ns ||
+		    (c->shots[i].ended && !whole->shots[i].ended))
+			return 1;
+	return 0;
+}
+
+/* a file cut inside a record: read up to it, and said so */
+TEST(rec_v2_torn_tail)
+{
+	size_t len, off[64], cut;
+	unsigned char *b = script_capture(&len);
+	unsigned int n, r = 0, bad = 0;
+	struct rec_capture whole, c;
+	char err[200], want[200];
+
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	n = t_records(b, len, off, 63);
+	CHECK_EQ(rec_read_mem(b, len, &whole, err, sizeof(err)), 0);
+	for (cut = off[0]; cut < len; cut++) {
+		while (r < n && off[r + 1] <= cut)
+			r++;
+		err[0] = '\0';
+		if (rec_read_mem(b, cut, &c, err, sizeof(err))) {
+			bad++;
+			continue;
+		}
+		if (cut == off[r])
+			want[0] = '\0';
+		else if (cut == off[r] + 1 || (b[off[r] + 1] & 0x80 && cut == off[r] + 2))
+			snprintf(want, sizeof(want),
+				 "cut short inside the record at byte %zu (before the end of its length)",
+				 off[r]);
+		else
+			snprintf(want, sizeof(want),
+				 "cut short inside the record at byte %zu (%zu of its %zu bytes)",
+				 off[r], cut - off[r], off[r + 1] - off[r]);
+		if (c.complete || c.good_bytes != off[r] || strcmp(err, want) ||
+		    prefix_mismatch(&whole, &c)) {
+			if (bad++ < 3)
+				printf("#   cut %zu: complete %d good %zu (want %zu) err '%s' (want '%s')\n",
+				       cut, c.complete, c.good_bytes, off[r], err, want);
+		}
+		rec_capture_free(&c);
+	}
+	CHECK_EQ(bad, 0);
+	rec_capture_free(&whole);
+	free(b);
+}
+
+/* every single bit flip: the header refused, a record and all after it
+ * dropped with the reason; nothing misread
+ */
+TEST(rec_v2_bit_flips)
+{
+	size_t len, off[64], i;
+	unsigned char *b = script_capture(&len);
+	unsigned int n, r = 0, bit, bad = 0;
+	struct rec_capture whole, c;
+	char err[200], want[200];
+
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	n = t_records(b, len, off, 63);
+	CHECK_EQ(rec_read_mem(b, len, &whole, err, sizeof(err)), 0);
+	for (i = 8; i < len; i++) {
+		while (i >= off[0] && r < n && off[r + 1] <= i)
+			r++;
+		for (bit = 0; bit < 8; bit++) {
+			int ret;
+
+			b[i] ^= (unsigned char)(1u << bit);
+			err[0] = '\0';
+			ret = rec_read_mem(b, len, &c, err, sizeof(err));
+			b[i] ^= (unsigned char)(1u << bit);
+			if (i < off[0]) {	/* the header (version, length, text, CRC) */
+				if (ret != -EINVAL && bad++ < 3)
+					printf("#   header byte %zu bit %u: read %d\n", i, bit, ret);
+				if (!ret)
+					rec_capture_free(&c);
+				continue;
+			}
+			snprintf(want, sizeof(want), "corrupt capture: checksum mismatch in the record at byte %zu",
+				 off[r]);
+			/* a flipped length may also reach past the end: a cut */
+			if (ret || c.complete || c.good_bytes != off[r] || prefix_mismatch(&whole, &c) ||
+			    (i != off[r] + 1 && strcmp(err, want)) || !err[0]) {
+				if (bad++ < 3)
+					printf("#   byte %zu bit %u: ret %d complete %d good %zu (want %zu) err '%s'\n",
+					       i, bit, ret, !ret && c.complete, ret ? 0 : c.good_bytes,
+					       off[r], err);
+			}
+			if (!ret)
+				rec_capture_free(&c);
+		}
+	}
+	CHECK_EQ(bad, 0);
+	rec_capture_free(&whole);
+	free(b);
+}
+
+static uint64_t fz_state;
+
+static uint32_t fz_next(void)
+{
+	/* xorshift64* */
+	fz_state ^= fz_state >> 12;
+	fz_state ^= fz_state << 25;
+	fz_state ^= fz_state >> 27;
+	return (uint32_t)((fz_state * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/*
+ * Random damage, reproducible: 1 to 4 of byte flips, byte writes,
+ * truncations and inserted records of unknown types (valid checksums) or
+ * of random bytes. The reader returns 0 or -EINVAL and what it reads is a
+ * prefix of the undamaged capture. Version 1 files (no checksum) are cut
+ * and flipped too: they must only read without a fault.
+ */
+TEST(rec_reader_fuzz)
+{
+	const uint64_t seed = 0x5eed2026c0ffee19ull;
+	size_t len, vlen, m, i;
+	unsigned char *b = script_capture(&len), *x;
+	unsigned char *v1 = (unsigned char *)unit_slurp("fixtures/record/v1.cap", &vlen);
+	unsigned int iter, k, bad = 0, partial = 0;
+	struct rec_capture whole, c;
+	char err[200];
+
+	CHECK(b != NULL && v1 != NULL);
+	if (!b || !v1) {
+		free(b);
+		free(v1);
+		return;
+	}
+	printf("#   rec_reader_fuzz: seed 0x%016llx, 20000 rounds\n", (unsigned long long)seed);
+	fz_state = seed;
+	CHECK_EQ(rec_read_mem(b, len, &whole, err, sizeof(err)), 0);
+	x = malloc(len + 4 * 300);
+	for (iter = 0; iter < 20000 && x; iter++) {
+		unsigned int nmut = 1 + fz_next() % 4;
+		int ret;
+
+		memcpy(x, b, len);
+		m = len;
+		for (k = 0; k < nmut && m; k++) {
+			size_t at = fz_next() % m;
+			unsigned char junk[256], rec[256 + 16];
+			size_t jl = 1 + fz_next() % 200, j;
+
+			switch (fz_next() % 5) {
+			case 0:
+				x[at] ^= (unsigned char)(1u << (fz_next() % 8));
+				break;
+			case 1:
+				x[at] = (unsigned char)fz_next();
+				break;
+			case 2:
+				m = at;
+				break;
+			case 3:	/* an unknown record, checksum right */
+				for (j = 0; j < jl; j++)
+					junk[j] = (unsigned char)fz_next();
+				jl = t_record(rec, (unsigned char)('a' + fz_next() % 26), junk, jl);
+				memmove(x + at + jl, x + at, m - at);
+				memcpy(x + at, rec, jl);
+				m += jl;
+				break;
+			default:
+				for (j = 0; j < jl; j++)
+					junk[j] = (unsigned char)fz_next();
+				memmove(x + at + jl, x + at, m - at);
+				memcpy(x + at, junk, jl);
+				m += jl;
+			}
+		}
+		ret = rec_read_mem(x, m, &c, err, sizeof(err));
+		if (ret && ret != -EINVAL) {
+			if (bad++ < 3)
+				printf("#   round %u: read %d\n", iter, ret);
+			continue;
+		}
+		if (ret)
+			continue;
+		partial += !c.complete;
+		/* an unknown record inserted inside another is damage too */
+		if (prefix_mismatch(&whole, &c) && bad++ < 3)
+			printf("#   round %u: a sample or shot misread\n", iter);
+		rec_capture_free(&c);
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(partial > 0);
+	free(x);
+	rec_capture_free(&whole);
+	/* version 1: every cut and every bit flip reads without a fault */
+	for (m = 0; m <= vlen; m++) {
+		int ret = rec_read_mem(v1, m, &c, err, sizeof(err));
+
+		CHECK(ret == 0 || ret == -EINVAL);
+		if (!ret)
+			rec_capture_free(&c);
+	}
+	for (i = 0; i < vlen; i++) {
+		for (k = 0; k < 8; k++) {
+			int ret;
+
+			v1[i] ^= (unsigned char)(1u << k);
+			ret = rec_read_mem(v1, vlen, &c, err, sizeof(err));
+			v1[i] ^= (unsigned char)(1u << k);
+			if (ret != 0 && ret != -EINVAL)
+				bad++;
+			if (!ret)
+				rec_capture_free(&c);
+		}
+	}
+	CHECK_EQ(bad, 0);
+	free(v1);
+	free(b);
 }
