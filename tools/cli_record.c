@@ -789,7 +789,7 @@ int hwtel_record_main(int argc, char **argv)
 	double *vals = NULL;
 	char err[512];
 	unsigned int i, nstored = 0;
-	uint64_t t_next, t_start, overruns = 0;
+	uint64_t t_next, t_start, overruns = 0, period;
 	pid_t child = -1;
 	int ret, status = HWTEL_EXIT_OK, child_status = 0, fd = -1, st = REC_ARMED;
 	bool command_done = false, io_failed = false;
@@ -866,7 +866,8 @@ int hwtel_record_main(int argc, char **argv)
 			mnames[r.m[i].slot] = r.m[i].name;
 	{
 		struct rec_config cfg = { .capacity = o.capacity, .position = o.position,
-					  .shots = o.shots, .nmetrics = nstored, .metric = mnames };
+					  .shots = o.shots, .period_ns = o.period_ns,
+					  .nmetrics = nstored, .metric = mnames };
 
 		eng = rec_engine_new(&cfg, err, sizeof(err));
 		if (!eng) {
@@ -1032,30 +1033,30 @@ int hwtel_record_main(int argc, char **argv)
 			io_failed = true;
 			goto finish;
 		}
+		/* 'period' is the engine's (rec_engine_period()) */
 		for (k = 0; k < nacts; k++) {
-			if (acts[k].kind == REC_ACT_PERIOD) {
-				o.period_ns = acts[k].period_ns;
-			} else {
-				for (i = 0; i < r.nsrc; i++) {
-					struct source *s = &r.src[i];
+			if (acts[k].kind != REC_ACT_ENABLE)
+				continue;
+			for (i = 0; i < r.nsrc; i++) {
+				struct source *s = &r.src[i];
 
-					if (s->standby && !s->enabled && !strcmp(s->set, acts[k].set)) {
-						s->enabled = true;
-						s->have_prev = false;
-						if (read_source(s))
-							s->enabled = false;
-					}
+				if (s->standby && !s->enabled && !strcmp(s->set, acts[k].set)) {
+					s->enabled = true;
+					s->have_prev = false;
+					if (read_source(s))
+						s->enabled = false;
 				}
 			}
 		}
-		t_next += o.period_ns;
+		period = rec_engine_period(eng);
+		t_next += period;
 		t1 = mono_now();
 		if (t_next <= t1) {
 			/* overrun: keep the grid, skip the missed slots */
-			uint64_t miss = (t1 - t_next) / o.period_ns + 1;
+			uint64_t miss = (t1 - t_next) / period + 1;
 
 			overruns += miss;
-			t_next += miss * o.period_ns;
+			t_next += miss * period;
 		}
 		if (o.max_seconds > 0 && t1 - t_start >= (uint64_t)(o.max_seconds * 1e9))
 			break;

@@ -13,7 +13,7 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 35
+tap_plan 37
 
 TRIG='pcie.ep0.rq0.mfb_stall_pct > 1'
 N=40
@@ -175,11 +175,18 @@ rc "counter/feedback/standby: record exits 0" 0 "$(cat "$T/status")" "$T/cnt.err
 check counter "counter: hot counts 1..5 up to the trigger (index 15), 0 before, on after" cnt.json
 check feedback "feedback: one note, at the sample where hot reached 2" cnt.json
 check standby "standby ddr: enabled by the trigger, values from the sample after it" cnt.json
+
+# --- 13 (+1): on-trigger period -----------------------------------------------------
+fire "$T/fb.rec" 200 busy -- -p $P -N 20 --position center -t 5 \
+	--trigger "$TRIG" --on-trigger 'period 20ms' > /dev/null
+rc "on-trigger period: record exits 0" 0 "$(cat "$T/status")" "$T/fb.err"
+"$HW" report --json "$T/fb.rec" > "$T/fb.json"
+check period "on-trigger period 20ms: each sample's period, the median interval after the trigger at least 15 ms" fb.json
 ddr_down
 echo > "$PCIE_DBG/profile_at"
 echo seed > "$PCIE_DBG/profile"
 
-# --- 13-18: bad input, status 2, no capture file --------------------------------------
+# --- 14-19: bad input, status 2, no capture file --------------------------------------
 bad()
 {
 	local desc=$1 want=$2 out rc
@@ -207,7 +214,7 @@ out=$("$HW" record -o /proc/hwtel-no/x.rec -N 10 -t 1 2>&1)
 tap_eq "unwritable output: status 2 and the reason" \
 	"2 hwtel record: error: cannot write the capture file /proc/hwtel-no/x.rec: No such file or directory" "$? $out"
 
-# --- 19-21 (+1): a cut file ----------------------------------------------------------
+# --- 20-22 (+1): a cut file ----------------------------------------------------------
 # 40 bytes: the end record (15) and the shot end (8 or 9), then into the last
 # sample (at least 17 bytes): a torn tail
 size=$(stat -c %s "$T/center.rec")
@@ -218,7 +225,7 @@ tap_check "cut file: a warning names it incomplete" grep -q "cut.rec is incomple
 tap_check "cut file: a warning says where it was cut" grep -q "cut short inside the record at byte" "$T/cut.err"
 check cut "cut file: complete false, the whole samples, fewer than the original" cut.json center.json
 
-# --- 22 (+2): views ------------------------------------------------------------------
+# --- 23 (+2): views ------------------------------------------------------------------
 "$HW" report --trace -o "$T/trace.json" "$T/center.rec" &&
 	"$HW" report --svg -m '*.used_pct' -m '*stall*' -o "$T/plot.svg" "$T/center.rec" &&
 	"$HW" report "$T/center.rec" > "$T/center.txt"
@@ -227,7 +234,7 @@ check trace "trace JSON: a counter track per measured metric, every sample, the 
 	trace.json center.json
 check svg "SVG: well-formed XML, a plot per chosen metric with the trigger and the pre-trigger area" plot.svg
 
-# --- 23-35: the checks ------------------------------------------------------------
+# --- 24-37: the checks ------------------------------------------------------------
 desc=
 diag=
 flush()

@@ -102,12 +102,18 @@ struct rec_sink {
 	int (*sample)(void *ctx, uint64_t t_ns, const double *vals);
 	int (*shot_end)(void *ctx, unsigned int shot, unsigned int nsamples);
 	int (*note)(void *ctx, uint64_t t_ns, const char *text);
+	/* the samples that follow were taken at @period_ns (called before the
+	 * first sample whose period differs from the configured one or from
+	 * the one last passed; may be NULL)
+	 */
+	int (*period)(void *ctx, uint64_t period_ns);
 };
 
 struct rec_config {
 	unsigned int capacity;	/* samples of one shot (N) */
 	double position;	/* pre-trigger share, percent */
 	unsigned int shots;	/* 1.. */
+	uint64_t period_ns;	/* the sample period at the start */
 	unsigned int nmetrics;
 	const char *const *metric;	/* names */
 };
@@ -150,6 +156,10 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
  * phase ends short.
  */
 int rec_engine_finish(struct rec_engine *e, const struct rec_sink *sink);
+/* The period of the next sample: the configured one until a 'period'
+ * action (which applies from the sample after the one that ran it)
+ */
+uint64_t rec_engine_period(const struct rec_engine *e);
 /* Samples pushed so far (the index of the next sample, from 0) */
 uint64_t rec_engine_index(const struct rec_engine *e);
 unsigned int rec_engine_shots_done(const struct rec_engine *e);
@@ -175,6 +185,7 @@ enum rec_rtype {
 	REC_R_SHOT_END = 'E',	/* uvarint shot, uvarint samples */
 	REC_R_NOTE = 'N',	/* u64 mono_ns, uvarint length, text */
 	REC_R_END = 'Z',	/* uvarint shots, u64 samples */
+	REC_R_PERIOD = 'P',	/* u64 period_ns of the samples that follow (v2) */
 };
 
 /* CRC32C (Castagnoli) of @n bytes, continuing @crc (0 to start) */
@@ -205,6 +216,7 @@ struct rec_sample {
 	uint64_t mono_ns, real_ns;	/* reconstructed */
 	unsigned int shot;
 	unsigned int index;		/* within the shot */
+	uint64_t period_ns;		/* the period it was taken at */
 	double *vals;			/* ntracks */
 };
 

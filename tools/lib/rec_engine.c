@@ -48,8 +48,10 @@ struct rec_engine {
 	unsigned int shot;		/* current shot number (0-based) */
 	unsigned int shots_done;
 	uint64_t index;
+	uint64_t period;		/* of the next sample */
+	uint64_t told;			/* the period the sink was told last */
 	/* ring */
-	uint64_t *rt;
+	uint64_t *rt, *rp;		/* time, period */
 	double *rv;
 	unsigned int rhead, rcount;
 	/* post phase */
@@ -106,9 +108,11 @@ struct rec_engine *rec_engine_new(const struct rec_config *cfg, char *err, size_
 	e->ntracks = cfg->nmetrics;
 	e->names.n = e->ntracks;
 	e->names.name = e->tname;
+	e->period = e->told = cfg->period_ns;
 	e->rt = calloc(e->pre ? e->pre : 1, sizeof(*e->rt));
+	e->rp = calloc(e->pre ? e->pre : 1, sizeof(*e->rp));
 	e->cur = calloc(REC_MAX_METRICS + REC_MAX_COUNTERS, sizeof(*e->cur));
-	if (!e->rt || !e->cur) {
+	if (!e->rt || !e->rp || !e->cur) {
 		rec_engine_free(e);
 		return NULL;
 	}
@@ -128,6 +132,7 @@ void rec_engine_free(struct rec_engine *e)
 		rec_cond_free(e->fb[i].cond);
 	rec_cond_free(e->trigger);
 	free(e->rt);
+	free(e->rp);
 	free(e->rv);
 	free(e->cur);
 	free(e);
@@ -146,6 +151,11 @@ unsigned int rec_engine_ntracks(const struct rec_engine *e)
 const char *rec_engine_track(const struct rec_engine *e, unsigned int i)
 {
 	return i < e->ntracks ? e->tname[i] : NULL;
+}
+
+uint64_t rec_engine_period(const struct rec_engine *e)
+{
+	return e->period;
 }
 
 uint64_t rec_engine_index(const struct rec_engine *e)
@@ -396,6 +406,28 @@ static int end_shot(struct rec_engine *e, const struct rec_sink *sink)
 	return 0;
 }
 
+/* one sample to the sink, after the period it was taken at if that changed */
+static int put_sample(struct rec_engine *e, const struct rec_sink *sink, uint64_t t,
+		      uint64_t period, const double *vals)
+{
+	int ret;
+
+	if (period != e->told && sink->period) {
+		ret = sink->period(sink->ctx, period);
+		if (ret)
+			return ret;
+		e->told = period;
+	}
+	return sink->sample(sink->ctx, t, vals);
+}
+
+/* a 'period' action among those this sample ran: the next sample's period */
+static void take_period(struct rec_engine *e, const struct rec_action *a)
+{
+	if (a->kind == REC_ACT_PERIOD)
+		e->period = a->period_ns;
+}
+
 /* write the ring, oldest first, after a shot record */
 static int flush_ring(struct rec_engine *e, const struct rec_sink *sink, enum rec_cause cause,
 		      uint64_t trig_t)
@@ -410,7 +442,7 @@ static int flush_ring(struct rec_engine *e, const struct rec_sink *sink, enum re
 	for (i = 0; i < e->rcount; i++) {
 		unsigned int k = (first + i) % e->pre;
 
-		ret = sink->sample(sink->ctx, e->rt[k], &e->rv[(size_t)k * e->ntracks]);
+		ret = put_sample(e, sink, e->rt[k], e->rp[k], &e->rv[(size_t)k * e->ntracks]);
 		if (ret)
 			return ret;
 	}
@@ -425,6 +457,7 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 	unsigned int i, k, m = e->cfg.nmetrics;
 	bool fire = false;
 	enum rec_cause cause = REC_CAUSE_NONE;
+	uint64_t period = e->period;	/* this sample's; actions set the next's */
 	int ret;
 
 	if (nacts)
@@ -457,6 +490,7 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 
 		if (now && !e->fb[i].was) {
 			add_act(acts, maxacts, nacts, &e->fb[i].act);
+			take_period(e, &e->fb[i].act);
 			ret = note_act(e, sink, t_ns, "feedback", &e->fb[i].act);
 			if (ret)
 				return ret;
@@ -479,6 +513,7 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 	if (e->state == REC_ARMED && !fire) {
 		if (e->pre) {
 			e->rt[e->rhead] = t_ns;
+			e->rp[e->rhead] = period;
 			memcpy(&e->rv[(size_t)e->rhead * e->ntracks], e->cur,
 			       e->ntracks * sizeof(*e->cur));
 			e->rhead = (e->rhead + 1) % e->pre;
@@ -496,12 +531,13 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 		e->state = REC_POST;
 		for (i = 0; i < e->nontrig; i++) {
 			add_act(acts, maxacts, nacts, &e->ontrig[i]);
+			take_period(e, &e->ontrig[i]);
 			ret = note_act(e, sink, t_ns, "trigger", &e->ontrig[i]);
 			if (ret)
 				return ret;
 		}
 	}
-	ret = sink->sample(sink->ctx, t_ns, e->cur);
+	ret = put_sample(e, sink, t_ns, period, e->cur);
 	if (ret)
 		return ret;
 	e->index++;

@@ -322,9 +322,19 @@ static int w_note(void *ctx, uint64_t t, const char *text)
 	return w_rec(w, REC_R_NOTE, b, n, text, len);
 }
 
+static int w_period(void *ctx, uint64_t period)
+{
+	struct rec_writer *w = ctx;
+	unsigned char b[8];
+
+	put_u64(b, period);
+	return w_rec(w, REC_R_PERIOD, b, sizeof(b), NULL, 0);
+}
+
 void rec_writer_sink(struct rec_writer *w, struct rec_sink *s)
 {
 	s->ctx = w;
+	s->period = w_period;
 	s->shot_begin = w_shot_begin;
 	s->sample = w_sample;
 	s->shot_end = w_shot_end;
@@ -428,6 +438,7 @@ struct reader {
 	struct rec_capture *c;
 	unsigned int scap, shcap, ncap;
 	uint64_t base, real_off;
+	uint64_t period;	/* of the samples that follow */
 	bool have_sync;
 	char *err;
 	size_t errsize;
@@ -489,6 +500,7 @@ static long decode(struct reader *r, unsigned char type, const unsigned char *p,
 		sh = &c->shots[c->nshots - 1];
 		s->shot = sh->number;
 		s->index = sh->nsamples++;
+		s->period_ns = r->period;
 		s->vals = NULL;	/* set at the end: c->vals may move */
 		v = &c->vals[(size_t)c->nsamples * nt];
 		for (i = 0; i < nt; i++) {
@@ -565,6 +577,13 @@ static long decode(struct reader *r, unsigned char type, const unsigned char *p,
 			 (int)(b < sizeof(nt->text) ? b : sizeof(nt->text) - 1), (const char *)p + 8 + k);
 		return (long)(8 + k + b);
 	}
+	case REC_R_PERIOD:
+		if (c->version == 1)
+			break;
+		if (len < 8)
+			return 0;
+		r->period = get_u64(p);
+		return 8;
 	case REC_R_END:
 		k = rec_get_uvarint(p, len, &a);
 		if (!k || len - k < 8)
@@ -681,6 +700,7 @@ int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,
 		rec_capture_free(c);
 		return ret;
 	}
+	r.period = c->h.period_ns;
 	off = hend + tlen;
 	c->good_bytes = off;
 	while (off < len && !c->complete) {

@@ -102,14 +102,26 @@ static int colw(const char *name)
 	return n > 14 ? (int)n : 14;
 }
 
+/* Did a 'period' action change the period of any sample? */
+static bool period_varies(const struct rec_capture *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nsamples; i++)
+		if (c->samples[i].period_ns != c->h.period_ns)
+			return true;
+	return false;
+}
+
 static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
 {
 	unsigned int s, i, k, n = ntr(c, o);
 	int ut = untrusted_track(c);
-	bool marked = false;
+	bool marked = false, pv = period_varies(c);
 
-	fprintf(f, "capture: %u samples in %u shots, period %.3f ms, ring %u samples, %u before the trigger (position %g %%)%s\n",
-		c->nsamples, c->nshots, (double)c->h.period_ns / 1e6, c->h.capacity, c->h.pre,
+	fprintf(f, "capture: %u samples in %u shots, period %.3f ms%s, ring %u samples, %u before the trigger (position %g %%)%s\n",
+		c->nsamples, c->nshots, (double)c->h.period_ns / 1e6,
+		pv ? " at the start, then as the period_ms column says" : "", c->h.capacity, c->h.pre,
 		c->h.position, c->complete ? "" : ", INCOMPLETE (cut short; read up to the last whole record)");
 	for (i = 0; i < c->nnotes; i++)
 		fprintf(f, "note: %s\n", c->notes[i].text);
@@ -135,6 +147,8 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 		else
 			fprintf(f, " (stopped while armed: the ring only)\n");
 		fprintf(f, "%3s %8s %12s", "", "sample", "ms");
+		if (pv)
+			fprintf(f, " %9s", "period_ms");
 		for (k = 0; k < n; k++)
 			fprintf(f, " %*s", colw(c->h.track[tr(o, k)]), c->h.track[tr(o, k)]);
 		fputc('\n', f);
@@ -153,6 +167,8 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 				sample_untrusted(sm, ut) ? (rel == 0 && ti >= 0 ? "!>>" : "!") :
 				rel == 0 && ti >= 0 ? ">>" : "", rel,
 				((double)sm->mono_ns - (double)t0) / 1e6);
+			if (pv)
+				fprintf(f, " %9.3f", (double)sm->period_ns / 1e6);
 			for (k = 0; k < n; k++) {
 				fmt_val(v, sizeof(v), sm->vals[tr(o, k)]);
 				fprintf(f, " %*s", colw(c->h.track[tr(o, k)]), v);
@@ -167,7 +183,7 @@ static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_
 {
 	unsigned int s, i, k, n = ntr(c, o);
 
-	fputs("shot,sample,from_trigger,mono_ns,real_ns", f);
+	fputs("shot,sample,from_trigger,mono_ns,real_ns,period_ns", f);
 	for (k = 0; k < n; k++)
 		fprintf(f, ",%s", c->h.track[tr(o, k)]);
 	fputc('\n', f);
@@ -183,8 +199,8 @@ static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_
 			fprintf(f, "%u,%u,", sh->number, i);
 			if (ti >= 0)
 				fprintf(f, "%ld", (long)i - ti);
-			fprintf(f, ",%llu,%llu", (unsigned long long)sm->mono_ns,
-				(unsigned long long)sm->real_ns);
+			fprintf(f, ",%llu,%llu,%llu", (unsigned long long)sm->mono_ns,
+				(unsigned long long)sm->real_ns, (unsigned long long)sm->period_ns);
 			for (k = 0; k < n; k++) {
 				double v = sm->vals[tr(o, k)];
 				char num[32];
@@ -259,6 +275,7 @@ static int view_json(FILE *f, const struct rec_capture *c, const struct rec_view
 			hj_obj_begin(&j);
 			hj_key(&j, "mono_ns"); hj_u64(&j, sm->mono_ns);
 			hj_key(&j, "real_ns"); hj_u64(&j, sm->real_ns);
+			hj_key(&j, "period_ns"); hj_u64(&j, sm->period_ns);
 			hj_key(&j, "values");
 			hj_arr_begin(&j);
 			for (k = 0; k < n; k++)

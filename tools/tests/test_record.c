@@ -227,6 +227,7 @@ static struct rec_engine *engine(unsigned int cap, double pos, unsigned int shot
 static void sink_of(struct mem *m, struct rec_sink *s)
 {
 	memset(m, 0, sizeof(*m));
+	memset(s, 0, sizeof(*s));
 	s->ctx = m;
 	s->shot_begin = m_begin;
 	s->sample = m_sample;
@@ -476,7 +477,7 @@ static unsigned char *record_file(size_t *len, unsigned int *nsamples)
 	const char *path = "/tmp/hwtel-unit-rec.cap";
 	static const char *const TR[] = { "x", "half" };
 	struct rec_config cfg = { .capacity = RT_N, .position = 40, .shots = 1,
-				  .nmetrics = 2, .metric = TR };
+				  .period_ns = 1000000, .nmetrics = 2, .metric = TR };
 	char (*tracks)[REC_NAME_MAX] = calloc(3, REC_NAME_MAX);
 	struct rec_header h = { .period_ns = 1000000, .capacity = RT_N, .shots = 1,
 				.position = 40, .clock = "ns", .command = "unit" };
@@ -570,13 +571,14 @@ TEST(rec_file_round_trip_and_truncation)
 	 * 4-byte CRC): the header's CRC 4; shot 1 + 1 + (1 + 1 + 2 (pre 1000)
 	 * + 8) + 4 = 18; 3 syncs of 1 + 1 + 16 + 4 = 22; a sample is
 	 * 1 + 1 + (3-byte tick delta (1 ms) + 3 f64) + 4 = 33 bytes, 31 after a
-	 * sync (delta 0); the note 1 + 1 + (8 + 1 + 38) + 4 = 53; shot end
+	 * sync (delta 0); the note 1 + 1 + (8 + 1 + 38) + 4 = 53; the period
+	 * of the samples after the feedback 1 + 1 + 8 + 4 = 14; shot end
 	 * 1 + 1 + (1 + 2) + 4 = 9; end 1 + 1 + (1 + 8) + 4 = 15.
 	 */
 	{
 		size_t hlen = (size_t)buf[12] | (size_t)buf[13] << 8 | (size_t)buf[14] << 16;
 
-		CHECK_EQ(len - 16 - hlen, 4 + 18 + 3 * 22 + (RT_N - 3) * 33 + 3 * 31 + 53 + 9 + 15);
+		CHECK_EQ(len - 16 - hlen, 4 + 18 + 3 * 22 + (RT_N - 3) * 33 + 3 * 31 + 53 + 14 + 9 + 15);
 	}
 	rec_capture_free(&c);
 
@@ -673,7 +675,9 @@ TEST(rec_views_parse)
 	{
 		char *t = unit_slurp("/tmp/hwtel-unit-rec.txt", NULL);
 
-		CHECK(t && strstr(t, "\n>>        +0       +0.000           3000           1500           3001\n"));
+		/* the feedback's 500 us from sample 3002 (+2): a period column */
+		CHECK(t && strstr(t, "\n>>        +0       +0.000     1.000           3000           1500           3001\n"));
+		CHECK(t && strstr(t, "\n          +2       +2.000     0.500           3002           1501           3003\n"));
 		CHECK(t && strstr(t, "      -5       -5.0"));
 		CHECK(t && !strstr(t, "      -6 "));
 		CHECK(t && strstr(t, "shot 0: trigger condition at sample 1000, 1000 before it, 1499 after it\n"));
@@ -840,7 +844,7 @@ TEST(rec_cli_errors)
 	{
 		char *csv = unit_slurp("/tmp/hwtel-unit-rec.csv2", NULL);
 
-		CHECK(csv && !strncmp(csv, "shot,sample,from_trigger,mono_ns,real_ns,x,half,n\n0,0,-1000,", 60));
+		CHECK(csv && !strncmp(csv, "shot,sample,from_trigger,mono_ns,real_ns,period_ns,x,half,n\n0,0,-1000,", 70));
 		free(csv);
 	}
 }
@@ -1130,7 +1134,8 @@ static unsigned char *script_capture(size_t *len)
 {
 	const char *path = "/tmp/hwtel-unit-rec-script.cap";
 	static const char *const TR[] = { "x", "y" };
-	struct rec_config cfg = { .capacity = 5, .position = 50, .shots = 2, .nmetrics = 2, .metric = TR };
+	struct rec_config cfg = { .capacity = 5, .position = 50, .shots = 2, .period_ns = 1000000,
+				  .nmetrics = 2, .metric = TR };
 	char tracks[3][REC_NAME_MAX];
 	struct rec_header h = { .period_ns = 1000000, .capacity = 5, .shots = 2, .position = 50,
 				.clock = "ns", .command = "unit script" };
@@ -1274,6 +1279,7 @@ TEST(rec_v2_layout)
 	CHECK_EQ(count['D'], 10);
 	CHECK_EQ(count['N'], 3);
 	CHECK_EQ(count['E'], 2);
+	CHECK_EQ(count['P'], 1);
 	CHECK_EQ(count['Z'], 1);
 	CHECK_EQ(rec_read_mem(b, len, &c, err, sizeof(err)), 0);
 	CHECK_STR(err, "");
@@ -1329,7 +1335,10 @@ TEST(rec_v2_unknown_records_skipped)
 	if (!b)
 		return;
 	n = t_records(b, len, off, 63);
-	CHECK_EQ(n, 20);	/* 2 syncs, 2 shots, 10 samples, 3 notes, 2 shot ends, the end */
+	/* 2 syncs, 2 shots, 10 samples, 3 notes, the feedback's period, 2 shot
+	 * ends, the end
+	 */
+	CHECK_EQ(n, 21);
 	x = malloc(len + 64);
 	for (i = 0; i <= n && x; i++) {
 		m = off[i];
@@ -1607,4 +1616,101 @@ TEST(rec_reader_fuzz)
 	CHECK_EQ(bad, 0);
 	free(v1);
 	free(b);
+}
+
+/* ---- feedback: the period action, and the period of every sample ---- */
+
+/*
+ * Start at 1 ms; feedback "x == 3 => period 250us" at sample 3, on-trigger
+ * "period 2ms" at the trigger (x >= 6, sample 6). An action applies from
+ * the next sample on: samples 0-3 are taken at 1 ms, 4-6 at 250 us, 7 on
+ * at 2 ms. The test schedules each sample itself with those periods and
+ * asks the engine for the next one; the file, read back, and the views
+ * carry each sample's period.
+ */
+TEST(rec_period_action)
+{
+	static const uint64_t want[10] = { 1000000, 1000000, 1000000, 1000000, 250000, 250000,
+					   250000, 2000000, 2000000, 2000000 };
+	const char *path = "/tmp/hwtel-unit-rec-period.cap";
+	struct rec_config cfg = { .capacity = 8, .position = 50, .shots = 1, .period_ns = 1000000,
+				  .nmetrics = 1, .metric = ONE };
+	char tracks[1][REC_NAME_MAX] = { "x" };
+	struct rec_header h = { .period_ns = 1000000, .capacity = 8, .shots = 1, .position = 50,
+				.clock = "ns", .command = "unit", .ntracks = 1, .track = tracks };
+	struct rec_engine *e = rec_engine_new(&cfg, NULL, 0);
+	struct rec_capture c;
+	struct rec_writer *w;
+	struct rec_sink s = { 0 };
+	char err[200], *out = NULL;
+	uint64_t t = 1000000000ull, at[10];
+	unsigned int i, bad = 0;
+	size_t n;
+	FILE *f;
+	int fd;
+
+	CHECK_EQ(rec_engine_add_feedback(e, "x == 3 => period 250us", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_add_on_trigger(e, "period 2ms", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_set_trigger(e, "x >= 6", err, sizeof(err)), 0);
+	h.pre = rec_pre_count(8, 50);	/* round(3.5) = 4: samples 2..9 */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK_EQ(rec_writer_open(fd, &h, &w), 0);
+	rec_writer_set_clock(w, 0);
+	rec_writer_sink(w, &s);
+	for (i = 0; i < 10; i++) {
+		double v = i;
+
+		CHECK_U64(rec_engine_period(e), want[i]);
+		t += want[i];
+		at[i] = t;
+		rec_engine_push(e, t, &v, REC_CAUSE_NONE, NULL, 0, NULL, &s);
+	}
+	CHECK_EQ(rec_writer_close(w, true), 0);
+	rec_engine_free(e);
+	CHECK_EQ(rec_read(path, &c, err, sizeof(err)), 0);
+	CHECK_EQ(c.nsamples, 8);
+	CHECK_U64(c.h.period_ns, 1000000);
+	for (i = 0; i < c.nsamples && c.nsamples == 8; i++)
+		if (c.samples[i].mono_ns != at[2 + i] || c.samples[i].period_ns != want[2 + i]) {
+			printf("#   sample %u: period %llu, want %llu\n", i,
+			       (unsigned long long)c.samples[i].period_ns,
+			       (unsigned long long)want[2 + i]);
+			bad++;
+		}
+	CHECK_EQ(bad, 0);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_TEXT, .shot = -1 };
+
+		f = open_memstream(&out, &n);
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+		fclose(f);
+		CHECK(strstr(out, "period 1.000 ms at the start, then as the period_ms column says,") != NULL);
+		/* sample 5 (-1), 6 (the trigger, 250 us after it), 7 (2 ms after) */
+		CHECK(strstr(out, "\n          -1       -0.250     0.250              5\n"
+			      ">>        +0       +0.000     0.250              6\n"
+			      "          +1       +2.000     2.000              7\n") != NULL);
+		free(out);
+		out = NULL;
+		o.view = REC_VIEW_CSV;
+		f = open_memstream(&out, &n);
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+		fclose(f);
+		snprintf(err, sizeof(err), "\n0,2,-2,%llu,%llu,250000,4\n",
+			 (unsigned long long)at[4], (unsigned long long)at[4]);
+		CHECK(!strncmp(out, "shot,sample,from_trigger,mono_ns,real_ns,period_ns,x\n", 53));
+		CHECK(strstr(out, err) != NULL);
+		free(out);
+		out = NULL;
+		o.view = REC_VIEW_JSON;
+		f = open_memstream(&out, &n);
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+		fclose(f);
+		snprintf(err, sizeof(err), "\"mono_ns\": %llu,\n                    \"real_ns\": %llu,\n"
+			 "                    \"period_ns\": 2000000,",
+			 (unsigned long long)at[9], (unsigned long long)at[9]);
+		CHECK(strstr(out, err) != NULL);
+		free(out);
+	}
+	rec_capture_free(&c);
+	unlink(path);
 }
