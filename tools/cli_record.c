@@ -155,8 +155,9 @@ static void rec_usage(FILE *f)
 	      "                         condition names)\n"
 	      "      --trigger COND     trigger condition (see hwtel(1), CONDITIONS)\n"
 	      "      --counter DEF      'NAME inc COND[; dec COND][; clear COND]'\n"
-	      "      --feedback DEF     'COND => period PERIOD' or 'COND => enable SET'\n"
-	      "      --on-trigger ACT   'period PERIOD' or 'enable SET' when the trigger fires\n"
+	      "      --feedback DEF     'COND => ACT': ACT when COND starts to hold\n"
+	      "      --on-trigger ACT   ACT when the trigger fires; ACT: 'period PERIOD',\n"
+	      "                         'enable SET' or 'disable SET' (SET: pcie, ddr, perf)\n"
 	      "      --ddr-events LIST  generic DDR events to sample (comma separated)\n"
 	      "  -t, --max-time SEC     stop after SEC seconds even without a trigger\n"
 	      "  -q, --quiet            no summary on stderr\n"
@@ -902,9 +903,12 @@ int hwtel_record_main(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* an 'enable SET' must name a standby set */
+	/*
+	 * 'disable SET' must name the set of a source; 'enable SET' a set of
+	 * --standby sources or one that a 'disable' stops
+	 */
 	{
-		struct rec_action a;
+		struct rec_action a[2 * MAX_DEFS];
 		const char *texts[2 * MAX_DEFS];
 		unsigned int n = 0, k, j;
 
@@ -912,18 +916,27 @@ int hwtel_record_main(int argc, char **argv)
 			texts[n++] = strstr(o.feedback[k], "=>") + 2;
 		for (k = 0; k < o.nontrig; k++)
 			texts[n++] = o.ontrig[k];
+		for (k = 0; k < n; k++)
+			rec_action_parse(texts[k], &a[k], NULL, 0);
 		for (k = 0; k < n; k++) {
 			bool found = false;
 
-			rec_action_parse(texts[k], &a, NULL, 0);
-			if (a.kind != REC_ACT_ENABLE)
+			if (a[k].kind != REC_ACT_ENABLE && a[k].kind != REC_ACT_DISABLE)
 				continue;
 			for (j = 0; j < r.nsrc; j++)
-				if (r.src[j].standby && !strcmp(r.src[j].set, a.set))
+				if (!strcmp(r.src[j].set, a[k].set) &&
+				    (a[k].kind == REC_ACT_DISABLE || r.src[j].standby))
+					found = true;
+			for (j = 0; j < n && a[k].kind == REC_ACT_ENABLE; j++)
+				if (a[j].kind == REC_ACT_DISABLE && !strcmp(a[j].set, a[k].set))
 					found = true;
 			if (!found) {
-				fprintf(stderr, "hwtel record: error: 'enable %s': no --standby source of set '%s'\n",
-					a.set, a.set);
+				if (a[k].kind == REC_ACT_ENABLE)
+					fprintf(stderr, "hwtel record: error: 'enable %s': no --standby source of set '%s' and no 'disable %s'\n",
+						a[k].set, a[k].set, a[k].set);
+				else
+					fprintf(stderr, "hwtel record: error: 'disable %s': no source of set '%s'\n",
+						a[k].set, a[k].set);
 				status = HWTEL_EXIT_USAGE;
 				goto out;
 			}
@@ -1033,14 +1046,17 @@ int hwtel_record_main(int argc, char **argv)
 			io_failed = true;
 			goto finish;
 		}
-		/* 'period' is the engine's (rec_engine_period()) */
+		/* 'period' is the engine's (rec_engine_period()); the sets here */
 		for (k = 0; k < nacts; k++) {
-			if (acts[k].kind != REC_ACT_ENABLE)
-				continue;
 			for (i = 0; i < r.nsrc; i++) {
 				struct source *s = &r.src[i];
 
-				if (s->standby && !s->enabled && !strcmp(s->set, acts[k].set)) {
+				if (!s->set[0] || strcmp(s->set, acts[k].set))
+					continue;
+				if (acts[k].kind == REC_ACT_DISABLE) {
+					s->enabled = false;
+				} else if (acts[k].kind == REC_ACT_ENABLE && !s->enabled) {
+					/* a base reading now, values from the next sample */
 					s->enabled = true;
 					s->have_prev = false;
 					if (read_source(s))

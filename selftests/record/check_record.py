@@ -150,6 +150,27 @@ def period(name):
     assert dt[len(dt) // 2] >= 15000000, dt
 
 
+def disabled(name):
+    """--on-trigger 'disable ddr' and --feedback 'TRIG for 5 samples =>
+    enable ddr': the stall stays above the threshold after the trigger
+    (the counter check), so the feedback rises at the fifth sample from
+    the trigger's (trigger + 4), whose action reads the base: DDR values
+    up to the trigger sample, none in the 4 after it, values from
+    trigger + 5 on."""
+    d = load(name)
+    s = d["shots"][0]
+    sm = s["samples"]
+    pre = s["trigger_index"]
+    k = d["tracks"].index("ddr0.read_gbps")
+    v = [x["values"][k] for x in sm]
+    assert all(x is not None for x in v[:pre + 1]), v
+    assert all(x is None for x in v[pre + 1:pre + 5]), v
+    assert all(x is not None for x in v[pre + 5:]), v
+    tn = [x["text"] for x in d["notes"]]
+    assert any(t.startswith("trigger:") and t.endswith(": disable ddr") for t in tn), tn
+    assert any(t.startswith("feedback:") and t.endswith(": enable ddr") for t in tn), tn
+
+
 def cut(name, whole):
     a, b = load(name), load(whole)
     assert not a["complete"] and b["complete"]

@@ -13,7 +13,7 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 37
+tap_plan 38
 
 TRIG='pcie.ep0.rq0.mfb_stall_pct > 1'
 N=40
@@ -176,12 +176,14 @@ check counter "counter: hot counts 1..5 up to the trigger (index 15), 0 before, 
 check feedback "feedback: one note, at the sample where hot reached 2" cnt.json
 check standby "standby ddr: enabled by the trigger, values from the sample after it" cnt.json
 
-# --- 13 (+1): on-trigger period -----------------------------------------------------
-fire "$T/fb.rec" 200 busy -- -p $P -N 20 --position center -t 5 \
-	--trigger "$TRIG" --on-trigger 'period 20ms' > /dev/null
-rc "on-trigger period: record exits 0" 0 "$(cat "$T/status")" "$T/fb.err"
+# --- 13 (+2): on-trigger period and disable, enable after disable ------------------
+fire "$T/fb.rec" 200 busy -- -p $P -N 20 --position center -t 5 -s pcie -s ddr \
+	--trigger "$TRIG" --on-trigger 'period 20ms' --on-trigger 'disable ddr' \
+	--feedback "$TRIG for 5 samples => enable ddr" > /dev/null
+rc "on-trigger period and disable: record exits 0" 0 "$(cat "$T/status")" "$T/fb.err"
 "$HW" report --json "$T/fb.rec" > "$T/fb.json"
 check period "on-trigger period 20ms: each sample's period, the median interval after the trigger at least 15 ms" fb.json
+check disabled "disable ddr at the trigger, enable 4 samples later: ddr values up to the trigger, none in the 4 after, then again" fb.json
 ddr_down
 echo > "$PCIE_DBG/profile_at"
 echo seed > "$PCIE_DBG/profile"
@@ -234,7 +236,7 @@ check trace "trace JSON: a counter track per measured metric, every sample, the 
 	trace.json center.json
 check svg "SVG: well-formed XML, a plot per chosen metric with the trigger and the pre-trigger area" plot.svg
 
-# --- 24-37: the checks ------------------------------------------------------------
+# --- 24-38: the checks ------------------------------------------------------------
 desc=
 diag=
 flush()

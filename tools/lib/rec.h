@@ -72,15 +72,15 @@ enum rec_cause {
 	REC_CAUSE_COMMAND = 3,	/* the end of -- COMMAND */
 };
 
-enum rec_action_kind { REC_ACT_PERIOD = 1, REC_ACT_ENABLE = 2 };
+enum rec_action_kind { REC_ACT_PERIOD = 1, REC_ACT_ENABLE = 2, REC_ACT_DISABLE = 3 };
 
 struct rec_action {
 	enum rec_action_kind kind;
 	uint64_t period_ns;	/* REC_ACT_PERIOD */
-	char set[32];		/* REC_ACT_ENABLE: a standby source set */
+	char set[32];		/* REC_ACT_ENABLE, _DISABLE: a source set */
 };
 
-/* "period 100us" | "enable SET" */
+/* "period 100us" | "enable SET" | "disable SET" */
 int rec_action_parse(const char *text, struct rec_action *a, char *err, size_t errsize);
 
 enum rec_cnt_op { REC_CNT_INC, REC_CNT_DEC, REC_CNT_CLEAR };

@@ -302,12 +302,14 @@ int rec_action_parse(const char *text, struct rec_action *a, char *err, size_t e
 		a->kind = REC_ACT_PERIOD;
 		return 0;
 	}
-	if (n == 2 && !strcmp(w1, "enable") && strlen(w2) < sizeof(a->set)) {
-		a->kind = REC_ACT_ENABLE;
+	if (n == 2 && (!strcmp(w1, "enable") || !strcmp(w1, "disable")) &&
+	    strlen(w2) < sizeof(a->set)) {
+		a->kind = w1[0] == 'e' ? REC_ACT_ENABLE : REC_ACT_DISABLE;
 		snprintf(a->set, sizeof(a->set), "%s", w2);
 		return 0;
 	}
-	seterr(err, errsize, "bad action '%s': expected 'period DURATION' or 'enable SET'", text);
+	seterr(err, errsize, "bad action '%s': expected 'period DURATION', 'enable SET' or 'disable SET'",
+	       text);
 	return -EINVAL;
 }
 
@@ -387,8 +389,9 @@ static int note_act(struct rec_engine *e, const struct rec_sink *sink, uint64_t 
 		snprintf(buf, sizeof(buf), "%s: sample %llu: period %lluns", why,
 			 (unsigned long long)e->index, (unsigned long long)a->period_ns);
 	else
-		snprintf(buf, sizeof(buf), "%s: sample %llu: enable %s", why,
-			 (unsigned long long)e->index, a->set);
+		snprintf(buf, sizeof(buf), "%s: sample %llu: %s %s", why,
+			 (unsigned long long)e->index,
+			 a->kind == REC_ACT_ENABLE ? "enable" : "disable", a->set);
 	return sink->note(sink->ctx, t, buf);
 }
 

@@ -1714,3 +1714,32 @@ TEST(rec_period_action)
 	rec_capture_free(&c);
 	unlink(path);
 }
+
+TEST(rec_enable_disable_actions)
+{
+	struct rec_engine *e = engine(4, 0, 1);
+	struct rec_action acts[4], a;
+	unsigned int nacts = 0;
+	struct rec_sink s;
+	struct mem m;
+	char err[256];
+	double v = 1;
+
+	CHECK_EQ(rec_action_parse(" disable  perf ", &a, err, sizeof(err)), 0);
+	CHECK_EQ(a.kind, REC_ACT_DISABLE);
+	CHECK_STR(a.set, "perf");
+	CHECK_EQ(rec_action_parse("disable", &a, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "bad action 'disable': expected 'period DURATION', 'enable SET' or 'disable SET'");
+	sink_of(&m, &s);
+	CHECK_EQ(rec_engine_add_on_trigger(e, "disable ddr", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_add_on_trigger(e, "enable pcie", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_set_trigger(e, "x > 0", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_push(e, 1000, &v, REC_CAUSE_NONE, acts, 4, &nacts, &s), REC_POST);
+	CHECK_EQ(nacts, 2);
+	CHECK_EQ(acts[0].kind, REC_ACT_DISABLE);
+	CHECK_STR(acts[0].set, "ddr");
+	CHECK_EQ(acts[1].kind, REC_ACT_ENABLE);
+	CHECK_STR(m.note[0], "trigger: sample 0: disable ddr");
+	CHECK_STR(m.note[1], "trigger: sample 0: enable pcie");
+	rec_engine_free(e);
+}
