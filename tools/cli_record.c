@@ -154,7 +154,7 @@ static void rec_usage(FILE *f)
 	      "                         *.gbps, ddr*_gbps, perf.*, and every metric a\n"
 	      "                         condition names)\n"
 	      "      --trigger COND     trigger condition (see hwtel(1), CONDITIONS)\n"
-	      "      --counter DEF      'NAME inc COND[; dec COND][; clear COND]'\n"
+	      "      --counter DEF      'NAME[:BITS] inc COND[; dec COND][; clear COND]'\n"
 	      "      --feedback DEF     'COND => ACT': ACT when COND starts to hold\n"
 	      "      --on-trigger ACT   ACT when the trigger fires; ACT: 'period PERIOD',\n"
 	      "                         'enable SET' or 'disable SET' (SET: pcie, ddr, perf)\n"

@@ -90,6 +90,7 @@ struct rec_counter {
 	unsigned int nrules;
 	enum rec_cnt_op op[3];
 	struct rec_expr *cond[3];
+	unsigned int bits;	/* 0: unbounded; else it wraps modulo 2^bits */
 	double value;
 };
 
@@ -126,8 +127,9 @@ void rec_engine_free(struct rec_engine *e);
 /* Names the conditions may use: metrics, then the counters added so far. */
 const struct rec_names *rec_engine_names(struct rec_engine *e);
 /*
- * "NAME inc COND[; dec COND][; clear COND]": rules run in that order each
- * sample, each adding/subtracting 1 or clearing when its COND holds.
+ * "NAME[:BITS] inc COND[; dec COND][; clear COND]": rules run in that order
+ * each sample, each adding/subtracting 1 or clearing when its COND holds;
+ * with BITS (1 to 53) the value wraps modulo 2^BITS.
  */
 int rec_engine_add_counter(struct rec_engine *e, const char *text, char *err, size_t errsize);
 int rec_engine_set_trigger(struct rec_engine *e, const char *text, char *err, size_t errsize);

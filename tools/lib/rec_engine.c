@@ -183,7 +183,8 @@ static bool valid_name(const char *s, size_t n)
 int rec_engine_add_counter(struct rec_engine *e, const char *text, char *err, size_t errsize)
 {
 	struct rec_counter *c;
-	const char *p = text, *q;
+	const char *p = text, *q, *colon, *ne;	/* ne: the end of NAME */
+	unsigned int bits = 0;
 	char *dup, *rule, *save = NULL;
 	unsigned int i;
 	int ret = 0;
@@ -201,20 +202,34 @@ int rec_engine_add_counter(struct rec_engine *e, const char *text, char *err, si
 	q = p;
 	while (*q && !isspace((unsigned char)*q))
 		q++;
-	if (!valid_name(p, (size_t)(q - p)) || (size_t)(q - p) >= REC_NAME_MAX) {
+	/* NAME:BITS: a counter that wraps modulo 2^BITS */
+	colon = memchr(p, ':', (size_t)(q - p));
+	if (colon) {
+		char *end;
+		unsigned long b = strtoul(colon + 1, &end, 10);
+
+		if (end != q || !isdigit((unsigned char)colon[1]) || b < 1 || b > 53) {
+			seterr(err, errsize, "counter '%s': the width must be 1 to 53 bits", text);
+			return -EINVAL;
+		}
+		bits = (unsigned int)b;
+	}
+	ne = colon ? colon : q;
+	if (!valid_name(p, (size_t)(ne - p)) || (size_t)(ne - p) >= REC_NAME_MAX) {
 		seterr(err, errsize, "counter '%s': expected 'NAME inc|dec|clear COND[; ...]' with NAME like [A-Za-z_][A-Za-z0-9_.]*",
 		       text);
 		return -EINVAL;
 	}
 	for (i = 0; i < e->names.n; i++) {
-		if (strlen(e->tname[i]) == (size_t)(q - p) && !strncmp(e->tname[i], p, (size_t)(q - p))) {
+		if (strlen(e->tname[i]) == (size_t)(ne - p) && !strncmp(e->tname[i], p, (size_t)(ne - p))) {
 			seterr(err, errsize, "counter '%s': the name is taken by a metric or counter", text);
 			return -EINVAL;
 		}
 	}
 	c = &e->cnt[e->ncounters];
 	memset(c, 0, sizeof(*c));
-	memcpy(c->name, p, (size_t)(q - p));
+	memcpy(c->name, p, (size_t)(ne - p));
+	c->bits = bits;
 	/* the counter's own name is visible in its rules */
 	e->tname[e->ntracks] = c->name;
 	e->names.n = e->ntracks + 1;
@@ -485,6 +500,11 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 				c->value -= 1;
 			else
 				c->value = 0;
+			/* a BITS-wide counter wraps: 2^BITS - 1 + 1 is 0, 0 - 1 is 2^BITS - 1 */
+			if (c->bits && c->value >= ldexp(1, (int)c->bits))
+				c->value -= ldexp(1, (int)c->bits);
+			else if (c->bits && c->value < 0)
+				c->value += ldexp(1, (int)c->bits);
 			e->cur[m + i] = c->value;
 		}
 	}

@@ -1743,3 +1743,66 @@ TEST(rec_enable_disable_actions)
 	CHECK_STR(m.note[1], "trigger: sample 0: enable pcie");
 	rec_engine_free(e);
 }
+
+/*
+ * A counter of a given width wraps as a hardware counter does: "w:2" holds
+ * 0..3, inc from 3 gives 0, dec from 0 gives 3; the stored track is "w".
+ */
+static double wv[16];
+static unsigned int nwv;
+
+static int w_sample(void *ctx, uint64_t t, const double *v)
+{
+	(void)ctx;
+	(void)t;
+	if (nwv < 16)
+		wv[nwv++] = v[1];
+	return 0;
+}
+
+TEST(rec_counter_width_wraps)
+{
+	/* x: +1 steps (inc), then -1 steps (dec), then a clear */
+	static const double xs[] = { 1, 1, 1, 1, 1, -1, -1, -1, 0, 1 };
+	/* the test's own arithmetic modulo 4 */
+	static const double want[] = { 1, 2, 3, 0, 1, 0, 3, 2, 0, 1 };
+	struct rec_engine *e = engine(10, 0, 1);
+	struct rec_sink s = { .sample = w_sample };
+	char err[256];
+	unsigned int i, bad = 0;
+
+	nwv = 0;
+	CHECK_EQ(rec_engine_add_counter(e, "w:2 inc x > 0; dec x < 0; clear x == 0", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_ntracks(e), 2);
+	CHECK_STR(rec_engine_track(e, 1), "w");
+	/* fires at sample 0; position begin: samples 0..9 stored */
+	CHECK_EQ(rec_engine_set_trigger(e, "x > 0", err, sizeof(err)), 0);
+	for (i = 0; i < 10; i++)
+		rec_engine_push(e, 1000 * (i + 1), &xs[i], REC_CAUSE_NONE, NULL, 0, NULL, &s);
+	CHECK_EQ(nwv, 10);
+	for (i = 0; i < nwv; i++)
+		if (wv[i] != want[i]) {
+			printf("#   sample %u: w %g, want %g\n", i, wv[i], want[i]);
+			bad++;
+		}
+	CHECK_EQ(bad, 0);
+	rec_engine_free(e);
+	/* without a width: unbounded as before (dec below 0 is -1) */
+	e = engine(10, 0, 1);
+	nwv = 0;
+	CHECK_EQ(rec_engine_add_counter(e, "w dec x < 0", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_set_trigger(e, "x < 0", err, sizeof(err)), 0);
+	rec_engine_push(e, 1000, &xs[5], REC_CAUSE_NONE, NULL, 0, NULL, &s);
+	CHECK_EQ(nwv, 1);
+	CHECK_NEAR(wv[0], -1, 0);
+	rec_engine_free(e);
+	/* bad widths */
+	e = engine(4, 0, 1);
+	CHECK_EQ(rec_engine_add_counter(e, "w:0 inc x > 0", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "counter 'w:0 inc x > 0': the width must be 1 to 53 bits");
+	CHECK_EQ(rec_engine_add_counter(e, "w:54 inc x > 0", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "counter 'w:54 inc x > 0': the width must be 1 to 53 bits");
+	CHECK_EQ(rec_engine_add_counter(e, "w:2x inc x > 0", err, sizeof(err)), -EINVAL);
+	CHECK_EQ(rec_engine_ntracks(e), 1);
+	rec_engine_free(e);
+}
