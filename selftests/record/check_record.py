@@ -183,8 +183,11 @@ def trace(name, capture):
     ev = d["traceEvents"]
     sm = c["shots"][0]["samples"]
     want = {t for i, t in enumerate(c["tracks"]) if any(x["values"][i] is not None for x in sm)}
-    names = {e["name"] for e in ev if e["ph"] == "C"}
+    names = {e["name"] for e in ev if e["ph"] == "C"} - {"period (ms)"}
     assert names == want, (names, want)
+    per = [e for e in ev if e["ph"] == "C" and e["name"] == "period (ms)"]
+    assert per and per[0]["ts"] == sm[0]["mono_ns"] / 1e3, per[:1]
+    assert per[0]["args"]["value"] == sm[0]["period_ns"] / 1e6, per[:1]
     for i, t in enumerate(c["tracks"]):
         pts = [(e["ts"], e["args"]["value"]) for e in ev if e["ph"] == "C" and e["name"] == t]
         assert len(pts) == sum(1 for x in sm if x["values"][i] is not None), t

@@ -344,6 +344,21 @@ static int view_trace(FILE *f, const struct rec_capture *c, const struct rec_vie
 		for (i = 0; i < sh->nsamples; i++) {
 			const struct rec_sample *sm = &c->samples[sh->first + i];
 
+			/* the period as a step: at the shot's start and each change
+			 * (the name has a space: no track is named so)
+			 */
+			if (!i || sm->period_ns != sm[-1].period_ns) {
+				hj_obj_begin(&j);
+				hj_key(&j, "name"); hj_str(&j, "period (ms)");
+				hj_key(&j, "ph"); hj_str(&j, "C");
+				hj_key(&j, "ts"); hj_double(&j, (double)sm->mono_ns / 1e3);
+				hj_key(&j, "pid"); hj_uint(&j, 1);
+				hj_key(&j, "args");
+				hj_obj_begin(&j);
+				hj_key(&j, "value"); hj_double(&j, (double)sm->period_ns / 1e6);
+				hj_obj_end(&j);
+				hj_obj_end(&j);
+			}
 			for (k = 0; k < n; k++) {
 				double v = sm->vals[tr(o, k)];
 

@@ -666,7 +666,7 @@ TEST(rec_views_parse)
 			"len(s[\"samples\"])==2500 and s[\"trigger_index\"]==1000 and s[\"samples\"][1000][\"values\"][0]==3000))'"), 0);
 	CHECK_EQ(system("python3 -c 'import json,sys; d=json.load(open(\"/tmp/hwtel-unit-rec.trace.json\")); "
 			"e=d[\"traceEvents\"]; c=[x for x in e if x[\"ph\"]==\"C\"]; "
-			"sys.exit(not (set(x[\"name\"] for x in c)=={\"x\",\"half\",\"n\"} and len(c)==7500 and "
+			"sys.exit(not (set(x[\"name\"] for x in c)=={\"x\",\"half\",\"n\",\"period (ms)\"} and len(c)==7502 and "
 			"sum(1 for x in e if x[\"ph\"]==\"i\")==2))'"), 0);
 	CHECK_EQ(system("python3 -c 'import xml.dom.minidom as m; d=m.parse(\"/tmp/hwtel-unit-rec.svg\"); "
 			"import sys; sys.exit(len(d.getElementsByTagName(\"polyline\"))!=3 or "
@@ -1709,6 +1709,36 @@ TEST(rec_period_action)
 			 "                    \"period_ns\": 2000000,",
 			 (unsigned long long)at[9], (unsigned long long)at[9]);
 		CHECK(strstr(out, err) != NULL);
+		free(out);
+		out = NULL;
+		/* trace: a "period (ms)" counter at the shot's first sample (2)
+		 * and at each change (4, 7): a step, as a counter track draws it
+		 */
+		o.view = REC_VIEW_TRACE;
+		f = open_memstream(&out, &n);
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+		fclose(f);
+		{
+			static const unsigned int k[3] = { 2, 4, 7 };
+			static const char *const val[3] = { "1.0", "0.25", "2.0" };
+			unsigned int j, count = 0;
+			const char *q;
+
+			for (q = out; (q = strstr(q, "\"name\": \"period (ms)\"")); q++)
+				count++;
+			CHECK_EQ(count, 3);
+			for (j = 0; j < 3; j++) {
+				/* whole microseconds here: JSON's shortest form ends ".0" */
+				CHECK_U64(at[k[j]] % 1000, 0);
+				snprintf(err, sizeof(err), "\"name\": \"period (ms)\",\n            \"ph\": \"C\",\n"
+					 "            \"ts\": %llu.0,\n            \"pid\": 1,\n"
+					 "            \"args\": {\n                \"value\": %s\n",
+					 (unsigned long long)(at[k[j]] / 1000), val[j]);
+				CHECK(strstr(out, err) != NULL);
+			}
+			if (count != 3)
+				printf("#   %.600s\n", out);
+		}
 		free(out);
 	}
 	rec_capture_free(&c);
