@@ -6,6 +6,8 @@
 #    semantics (counters are PCP counters), and every PCIe value equals what
 #    the test injected into the idle model (the rest stays 0), the endpoint
 #    state what the model's parameters and its load state give;
+#  - restarted with another DDR event first, pmdahwtel keeps each instance id
+#    (its instance domains saved under a private PCP_VAR_DIR);
 #  - pmdahwtel under a private pmcd (unix socket, files under /tmp): pminfo -f
 #    sees exact DDR counts injected after the agent opened its groups (and
 #    pmdaperfevent with the shipped perfevent-hwtel.conf the same ones), a
@@ -18,7 +20,7 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 
-PLAN=21
+PLAN=22
 FLEET=$HWTEL_SRC/selftests/fleet
 PCP_B=$HWTEL_BUILD/tools/pcp
 AGENT=$PCP_B/pmdahwtel
@@ -50,9 +52,12 @@ ddr_up odyssey || { tap_fail "load the DDR model and driver"; tap_done; }
 tool_inject_known
 
 # --- 1-4: dbpmda --------------------------------------------------------
+# The agent keeps its instance domains under $PCP_VAR_DIR/config/pmda: a
+# private one here, for this agent and the one pmcd runs below.
+mkdir -p "$T/var/config/pmda"
 mapfile -t metrics < <(pminfo -n "$PCP_B/root" hwtel)
 {
-	echo "open pipe $AGENT -d $DOM -l $T/db-agent.log -e ddr_cam_read"
+	echo "open pipe /usr/bin/env PCP_VAR_DIR=$T/var $AGENT -d $DOM -l $T/db-agent.log -e ddr_cam_read"
 	for ((i = 0; i < 8; i++)); do
 		echo "instance $DOM.$i"
 	done
@@ -139,7 +144,25 @@ tap_lines()
 }
 tap_lines 4 python3 "$FLEET/dbpmda.py" "$T/db.out" check "$T/db.want" "${#metrics[@]}"
 
-# --- 5-10: a private pmcd, pminfo -------------------------------------
+# --- 5: instance ids survive a restart that discovers in another order ---
+# Two more starts on the saved domains: the first counts ddr_cam_read
+# alone, the second ddr_hif_rd_access ahead of it; ddr_cam_read keeps id 0.
+ids()	# ids EVENTS: "id name" of the DDR event indom, from dbpmda
+{
+	printf 'open pipe /usr/bin/env PCP_VAR_DIR=%s %s -d %s -l %s -e %s\ninstance %s.7\n' \
+		"$T/var" "$AGENT" $DOM "$T/ids-agent.log" "$1" $DOM |
+		timeout 60 dbpmda -n "$PCP_B/root" -e 2>&1 |
+		sed -n 's/.*inst: \([0-9]*\) name: "\([^"]*\)".*/\1 \2/p'
+}
+ids ddr_cam_read > "$T/ids1"
+ids ddr_hif_rd_access,ddr_cam_read > "$T/ids2"
+tap_eq "restarted with another DDR event first, each instance keeps its id (dbpmda instance)" \
+	"0 $D/ddr_cam_read
+--
+0 $D/ddr_cam_read
+1 $D/ddr_hif_rd_access" "$(cat "$T/ids1"; echo --; sort -n "$T/ids2")"
+
+# --- 6-11: a private pmcd, pminfo -------------------------------------
 PD=$T/pcp
 mkdir -p "$PD/log" "$PD/run" "$PD/tmp"
 # pmdaperfevent beside it, with the shipped DDR configuration as its only one
@@ -148,7 +171,7 @@ PE=/usr/lib/pcp/pmdas/perfevent
 mkdir -p "$PD/pmdas/perfevent"
 cp "$HWTEL_SRC/tools/pcp/perfevent-hwtel.conf" "$PD/pmdas/perfevent/perfevent.conf"
 {
-	echo "hwtel $DOM pipe binary $AGENT -d $DOM -l $PD/log/hwtel.log -e ddr_cam_read"
+	echo "hwtel $DOM pipe binary /usr/bin/env PCP_VAR_DIR=$T/var $AGENT -d $DOM -l $PD/log/hwtel.log -e ddr_cam_read"
 	echo "perfevent 127 pipe binary $PE/pmdaperfevent -d 127 -l $PD/log/perfevent.log"
 } > "$PD/pmcd.conf"
 printf '#define HWTEL %s\n#define PERFEVENT 127\nroot { hwtel perfevent }\n#include "%s"\n#include "%s"\n' \
@@ -206,7 +229,7 @@ hwtel.pcie.device.readout_overrun $P 0" \
 tap_check "pminfo -T: the help text reaches clients through pmcd" \
 	grep -q "since the last clear" <(pminfo -h "$PMH" -T hwtel.pcie.bus.words)
 
-# --- 11-16: the Prometheus exporter unit -------------------------------
+# --- 12-17: the Prometheus exporter unit -------------------------------
 R=$T/root
 mkdir -p "$R/usr/bin" "$R/bin" "$R/usr/lib/systemd/system" "$R/etc/systemd/system"
 mount --bind /usr/lib/systemd/system "$R/usr/lib/systemd/system"	# the targets
@@ -317,7 +340,7 @@ tap_check "ddr textfile: strict format, bytes = 64 x the injected bursts, the ev
 	res ok "$T/ddr.prom"
 tap_check "the format check refuses a series written twice" res bad "$T/bad.prom"
 
-# --- 17-21: the seed profile through pmcd: rates and derived shares -----
+# --- 18-22: the seed profile through pmcd: rates and derived shares -----
 # The agent finds the reloaded model by itself (same PMU name, new device).
 pcie_up profile=seed || tap_fail "reload the PCIe model (seed)"
 export PCP_DERIVED_CONFIG=$DERIVED

@@ -376,6 +376,7 @@ static void pcie_instances(unsigned int k)
 
 static void refresh(void)
 {
+	static bool save_failed;
 	unsigned int k, i;
 
 	for (k = 0; k < NINDOMS; k++)
@@ -413,6 +414,16 @@ static void refresh(void)
 
 			snprintf(name, sizeof(name), "%s/%s", ddr[k].d.pmu, ddr[k].d.events[i].name);
 			add_inst(IND_DDREV, name, (struct inst_ref){ .dev = k, .idx = i });
+		}
+	}
+	/* a name keeps its id across restarts: save the set when it grew */
+	for (k = 0; k < NINDOMS; k++) {
+		int ret = pmdaCacheOp(indom(k), PMDA_CACHE_SAVE);
+
+		if (ret < 0 && !save_failed) {
+			pmNotifyErr(LOG_WARNING, "saving instance domain %s: %s",
+				    pmInDomStr(indom(k)), pmErrStr(ret));
+			save_failed = true;
 		}
 	}
 }
@@ -628,6 +639,9 @@ static void hwtel_init(pmdaInterface *dp)
 	dp->version.seven.text = hwtel_text;
 	pmdaSetFetchCallBack(dp, hwtel_fetch_cb);
 	pmdaInit(dp, indomtab, NINDOMS, metrictab, NMETRICS);
+	/* the ids of earlier runs ($PCP_VAR_DIR/config/pmda); none at first start */
+	for (k = 0; k < NINDOMS; k++)
+		pmdaCacheOp(indom(k), PMDA_CACHE_LOAD);
 }
 
 /* ---- main -------------------------------------------------------------- */
