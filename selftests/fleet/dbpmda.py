@@ -22,7 +22,7 @@ import sys
 
 lines = open(sys.argv[1]).read().splitlines()
 names = {}          # (indom, inst id) -> name
-indom_of = {}       # metric -> indom ("PM_INDOM_NULL" or "190.2")
+indom_of = {}       # metric -> indom ("PM_INDOM_NULL" or "510.2")
 out = []
 i = 0
 cur_indom = None

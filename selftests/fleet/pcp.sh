@@ -20,11 +20,11 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 
-PLAN=22
+PLAN=23
 FLEET=$HWTEL_SRC/selftests/fleet
 PCP_B=$HWTEL_BUILD/tools/pcp
 AGENT=$PCP_B/pmdahwtel
-DOM=190
+DOM=$(sed -n 's/^#define HWTEL \([0-9]*\).*/\1/p' "$HWTEL_SRC/tools/pcp/domain.h")
 UNIT=$HWTEL_SRC/data/systemd/hwtel-prometheus@.service
 DERIVED=$HWTEL_SRC/tools/pcp/hwtel.derived
 P=$PCIE_PMU
@@ -162,7 +162,16 @@ tap_eq "restarted with another DDR event first, each instance keeps its id (dbpm
 0 $D/ddr_cam_read
 1 $D/ddr_hif_rd_access" "$(cat "$T/ids1"; echo --; sort -n "$T/ids2")"
 
-# --- 6-11: a private pmcd, pminfo -------------------------------------
+# --- 6: the domain -------------------------------------------------------
+# PCP's stdpmid (Make.stdpmid) gives 385-510 to end-user PMDAs, allocated
+# from the top down; 1-384 are for PMDAs of PCP's packages.
+tap_eq "domain.h: the domain is in PCP's end-user range 385-510 and not one of stdpmid.pcp's" \
+	"in range, unassigned" \
+	"$([ "$DOM" -ge 385 ] && [ "$DOM" -le 510 ] && echo "in range" || echo "$DOM out of range"), $(
+	   awk -v d="$DOM" '$2 == d { print "assigned to " $1; f = 1 } END { if (!f) print "unassigned" }' \
+		/var/lib/pcp/pmns/stdpmid.pcp)"
+
+# --- 7-12: a private pmcd, pminfo -------------------------------------
 PD=$T/pcp
 mkdir -p "$PD/log" "$PD/run" "$PD/tmp"
 # pmdaperfevent beside it, with the shipped DDR configuration as its only one
@@ -229,7 +238,7 @@ hwtel.pcie.device.readout_overrun $P 0" \
 tap_check "pminfo -T: the help text reaches clients through pmcd" \
 	grep -q "since the last clear" <(pminfo -h "$PMH" -T hwtel.pcie.bus.words)
 
-# --- 12-17: the Prometheus exporter unit -------------------------------
+# --- 13-18: the Prometheus exporter unit -------------------------------
 R=$T/root
 mkdir -p "$R/usr/bin" "$R/bin" "$R/usr/lib/systemd/system" "$R/etc/systemd/system"
 mount --bind /usr/lib/systemd/system "$R/usr/lib/systemd/system"	# the targets
@@ -340,7 +349,7 @@ tap_check "ddr textfile: strict format, bytes = 64 x the injected bursts, the ev
 	res ok "$T/ddr.prom"
 tap_check "the format check refuses a series written twice" res bad "$T/bad.prom"
 
-# --- 18-22: the seed profile through pmcd: rates and derived shares -----
+# --- 19-23: the seed profile through pmcd: rates and derived shares -----
 # The agent finds the reloaded model by itself (same PMU name, new device).
 pcie_up profile=seed || tap_fail "reload the PCIe model (seed)"
 export PCP_DERIVED_CONFIG=$DERIVED
