@@ -80,6 +80,7 @@ struct source {
 	enum src_kind kind;
 	char set[32];
 	bool standby, enabled, have_prev;
+	bool stale;		/* the last read got no new snapshot (values NaN) */
 	char dev[128];
 	/* pcie */
 	struct hwtel_pcie *pcie;
@@ -616,6 +617,7 @@ static int read_source(struct source *s)
 		s->vals[PCIE_UNTRUSTED] = !s->pb->state_valid ? NAN :
 			s->pb->status.lost_deltas || s->pb->status.readout_overrun ? 1 : 0;
 		sec = hwtel_pcie_seconds(s->pb, s->pa);
+		s->stale = !(sec > 0);
 		hwtel_pcie_diff(s->pb, s->pa, s->pd);
 		for (e = 0; e < s->pd->nendpoints; e++) {
 			const struct hwtel_pcie_ep *ep = &s->pd->endpoints[e];
@@ -654,6 +656,7 @@ static int read_source(struct source *s)
 			return 0;
 		}
 		sec = (double)(s->db->timestamp_ns - s->da->timestamp_ns) / 1e9;
+		s->stale = !(sec > 0);
 		hwtel_ddr_diff(s->db, s->da, s->dd);
 		s->vals[0] = sec > 0 ? (double)s->dd->reads * HWTEL_DDR_BURST_BYTES / sec / 1e9 : NAN;
 		s->vals[1] = sec > 0 ? (double)s->dd->writes * HWTEL_DDR_BURST_BYTES / sec / 1e9 : NAN;
@@ -677,6 +680,7 @@ static int read_source(struct source *s)
 		if (ret)
 			return ret;
 		sec = (double)(s->pt[nw] - s->pt[s->cur]) / 1e9;
+		s->stale = s->have_prev && !(sec > 0);
 		for (k = 0; k < s->nperf; k++)
 			s->vals[k] = s->have_prev && sec > 0 ?
 				     (double)(s->pv[nw][k] - s->pv[s->cur][k]) / sec : NAN;
@@ -790,7 +794,7 @@ int hwtel_record_main(int argc, char **argv)
 	double *vals = NULL;
 	char err[512];
 	unsigned int i, nstored = 0;
-	uint64_t t_next, t_start, overruns = 0, period;
+	uint64_t t_next, t_start, overruns = 0, stale_reads = 0, period;
 	pid_t child = -1;
 	int ret, status = HWTEL_EXIT_OK, child_status = 0, fd = -1, st = REC_ARMED;
 	bool command_done = false, io_failed = false;
@@ -998,16 +1002,29 @@ int hwtel_record_main(int argc, char **argv)
 			goto out;
 		}
 	t_start = mono_now();
-	t_next = t_start + o.period_ns;
+	period = o.period_ns;
+	t_next = t_start + period;
 	while (st != REC_DONE) {
 		struct rec_action acts[16];
 		unsigned int nacts = 0, k;
 		enum rec_cause ext = REC_CAUSE_NONE;
 		uint64_t t0, t1;
+		unsigned int nstale;
 
 		if (!rec_sleep_until(t_next) || rec_stop)
 			break;
 		t0 = mono_now();
+		if (t0 >= t_next + period) {
+			/* woke late (preempted, stopped): the slots passed are a
+			 * gap before this sample, which takes the latest slot
+			 */
+			uint64_t miss = (t0 - t_next) / period;
+
+			rec_engine_gap(eng, t_next, REC_GAP_LATE, miss);
+			overruns += miss;
+			t_next += miss * period;
+		}
+		nstale = 0;
 		for (i = 0; i < r.nsrc; i++) {
 			if (!r.src[i].enabled)
 				continue;
@@ -1017,8 +1034,12 @@ int hwtel_record_main(int argc, char **argv)
 				io_failed = true;
 				goto finish;
 			}
+			nstale += r.src[i].stale;
 		}
 		t1 = mono_now();
+		/* reads with no new snapshot: a gap at this sample */
+		rec_engine_gap(eng, t0 + (t1 - t0) / 2, REC_GAP_STALE, nstale);
+		stale_reads += nstale;
 		for (i = 0; i < r.nmetrics; i++) {
 			const struct metric *m = &r.m[i];
 
@@ -1068,9 +1089,12 @@ int hwtel_record_main(int argc, char **argv)
 		t_next += period;
 		t1 = mono_now();
 		if (t_next <= t1) {
-			/* overrun: keep the grid, skip the missed slots */
+			/* overrun: keep the grid, skip the missed slots (a gap
+			 * before the next sample)
+			 */
 			uint64_t miss = (t1 - t_next) / period + 1;
 
+			rec_engine_gap(eng, t_next, REC_GAP_LATE, miss);
 			overruns += miss;
 			t_next += miss * period;
 		}
@@ -1099,10 +1123,10 @@ finish:
 		fprintf(stderr, "hwtel record: %s is incomplete (readable up to its last whole record)\n",
 			o.out);
 	else if (!o.quiet)
-		fprintf(stderr, "hwtel record: %u shot%s of %u, %llu samples taken, %llu periods missed; %s\n",
+		fprintf(stderr, "hwtel record: %u shot%s of %u, %llu samples taken, %llu periods missed, %llu stale reads; %s\n",
 			rec_engine_shots_done(eng), rec_engine_shots_done(eng) == 1 ? "" : "s",
 			o.shots, (unsigned long long)rec_engine_index(eng),
-			(unsigned long long)overruns, o.out);
+			(unsigned long long)overruns, (unsigned long long)stale_reads, o.out);
 	if (child > 0 && !command_done) {
 		int wst;
 

@@ -94,6 +94,12 @@ struct rec_counter {
 	double value;
 };
 
+/* What a gap record says was lost just before the sample that follows it */
+enum rec_gap_kind {
+	REC_GAP_LATE = 1,	/* count periods missed: the recorder was late */
+	REC_GAP_STALE = 2,	/* count reads that got no new snapshot (their values NaN) */
+};
+
 /* Where the engine puts what it keeps. Each returns 0 or a negative errno. */
 struct rec_sink {
 	void *ctx;
@@ -108,6 +114,8 @@ struct rec_sink {
 	 * the one last passed; may be NULL)
 	 */
 	int (*period)(void *ctx, uint64_t period_ns);
+	/* a gap just before the next sample (see rec_engine_gap; may be NULL) */
+	int (*gap)(void *ctx, uint64_t t_ns, enum rec_gap_kind kind, uint64_t count);
 };
 
 struct rec_config {
@@ -154,6 +162,13 @@ enum rec_state { REC_ARMED, REC_POST, REC_DONE };
 int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 		    enum rec_cause ext, struct rec_action *acts, unsigned int maxacts,
 		    unsigned int *nacts, const struct rec_sink *sink);
+/*
+ * Report a gap before the next rec_engine_push(): @count periods missed
+ * from @t_ns (REC_GAP_LATE) or @count stale reads at @t_ns (REC_GAP_STALE).
+ * The gap travels with that sample: written before it if it is kept,
+ * dropped with it if the ring drops it.
+ */
+void rec_engine_gap(struct rec_engine *e, uint64_t t_ns, enum rec_gap_kind kind, uint64_t count);
 /* Stop: an armed ring is written as an untriggered shot, a shot in its post
  * phase ends short.
  */
@@ -188,6 +203,8 @@ enum rec_rtype {
 	REC_R_NOTE = 'N',	/* u64 mono_ns, uvarint length, text */
 	REC_R_END = 'Z',	/* uvarint shots, u64 samples */
 	REC_R_PERIOD = 'P',	/* u64 period_ns of the samples that follow (v2) */
+	REC_R_GAP = 'G',	/* u64 mono_ns, u8 kind, uvarint count: lost just
+				 * before the next sample (v2) */
 };
 
 /* CRC32C (Castagnoli) of @n bytes, continuing @crc (0 to start) */
@@ -219,6 +236,7 @@ struct rec_sample {
 	unsigned int shot;
 	unsigned int index;		/* within the shot */
 	uint64_t period_ns;		/* the period it was taken at */
+	uint64_t missed, stale;		/* gaps just before it, by kind */
 	double *vals;			/* ntracks */
 };
 
@@ -236,6 +254,13 @@ struct rec_note {
 	char text[120];
 };
 
+struct rec_gap {
+	uint64_t mono_ns;
+	enum rec_gap_kind kind;
+	uint64_t count;
+	unsigned int sample;		/* the sample after it (into samples) */
+};
+
 struct rec_capture {
 	struct rec_header h;
 	unsigned int nsamples, nshots, nnotes;
@@ -248,6 +273,9 @@ struct rec_capture {
 	size_t bytes, good_bytes;	/* file size, bytes of whole records */
 	unsigned int nsyncs;
 	unsigned int nskipped;	/* records of unknown types, skipped */
+	unsigned int ngaps;
+	struct rec_gap *gaps;
+	uint64_t missed_periods, stale_reads;	/* the gaps' totals */
 };
 
 /* Read a capture (version 1 or 2); a cut file reads up to its last whole

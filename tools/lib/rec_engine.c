@@ -29,6 +29,11 @@ struct feedback {
 	bool was;
 };
 
+/* the gaps just before one sample: the first time and the count, by kind */
+struct gaps {
+	uint64_t late_t, late, stale_t, stale;
+};
+
 struct rec_engine {
 	struct rec_config cfg;
 	unsigned int pre;
@@ -52,6 +57,8 @@ struct rec_engine {
 	uint64_t told;			/* the period the sink was told last */
 	/* ring */
 	uint64_t *rt, *rp;		/* time, period */
+	struct gaps *rg;		/* the gaps before each ring sample */
+	struct gaps gap;		/* before the next sample */
 	double *rv;
 	unsigned int rhead, rcount;
 	/* post phase */
@@ -111,8 +118,9 @@ struct rec_engine *rec_engine_new(const struct rec_config *cfg, char *err, size_
 	e->period = e->told = cfg->period_ns;
 	e->rt = calloc(e->pre ? e->pre : 1, sizeof(*e->rt));
 	e->rp = calloc(e->pre ? e->pre : 1, sizeof(*e->rp));
+	e->rg = calloc(e->pre ? e->pre : 1, sizeof(*e->rg));
 	e->cur = calloc(REC_MAX_METRICS + REC_MAX_COUNTERS, sizeof(*e->cur));
-	if (!e->rt || !e->rp || !e->cur) {
+	if (!e->rt || !e->rp || !e->rg || !e->cur) {
 		rec_engine_free(e);
 		return NULL;
 	}
@@ -133,6 +141,7 @@ void rec_engine_free(struct rec_engine *e)
 	rec_cond_free(e->trigger);
 	free(e->rt);
 	free(e->rp);
+	free(e->rg);
 	free(e->rv);
 	free(e->cur);
 	free(e);
@@ -424,11 +433,36 @@ static int end_shot(struct rec_engine *e, const struct rec_sink *sink)
 	return 0;
 }
 
-/* one sample to the sink, after the period it was taken at if that changed */
+void rec_engine_gap(struct rec_engine *e, uint64_t t_ns, enum rec_gap_kind kind, uint64_t count)
+{
+	uint64_t *t = kind == REC_GAP_LATE ? &e->gap.late_t : &e->gap.stale_t;
+	uint64_t *n = kind == REC_GAP_LATE ? &e->gap.late : &e->gap.stale;
+
+	if (!count)
+		return;
+	if (!*n)
+		*t = t_ns;
+	*n += count;
+}
+
+/* one sample to the sink, after the period it was taken at if that changed
+ * and the gaps just before it
+ */
 static int put_sample(struct rec_engine *e, const struct rec_sink *sink, uint64_t t,
-		      uint64_t period, const double *vals)
+		      uint64_t period, const struct gaps *g, const double *vals)
 {
 	int ret;
+
+	if (g->late && sink->gap) {
+		ret = sink->gap(sink->ctx, g->late_t, REC_GAP_LATE, g->late);
+		if (ret)
+			return ret;
+	}
+	if (g->stale && sink->gap) {
+		ret = sink->gap(sink->ctx, g->stale_t, REC_GAP_STALE, g->stale);
+		if (ret)
+			return ret;
+	}
 
 	if (period != e->told && sink->period) {
 		ret = sink->period(sink->ctx, period);
@@ -460,7 +494,7 @@ static int flush_ring(struct rec_engine *e, const struct rec_sink *sink, enum re
 	for (i = 0; i < e->rcount; i++) {
 		unsigned int k = (first + i) % e->pre;
 
-		ret = put_sample(e, sink, e->rt[k], e->rp[k], &e->rv[(size_t)k * e->ntracks]);
+		ret = put_sample(e, sink, e->rt[k], e->rp[k], &e->rg[k], &e->rv[(size_t)k * e->ntracks]);
 		if (ret)
 			return ret;
 	}
@@ -476,6 +510,7 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 	bool fire = false;
 	enum rec_cause cause = REC_CAUSE_NONE;
 	uint64_t period = e->period;	/* this sample's; actions set the next's */
+	struct gaps gap = e->gap;	/* just before this sample */
 	int ret;
 
 	if (nacts)
@@ -485,6 +520,7 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 		return ret;
 	if (e->state == REC_DONE)
 		return REC_DONE;
+	memset(&e->gap, 0, sizeof(e->gap));
 	memcpy(e->cur, vals, m * sizeof(*vals));
 	for (i = 0; i < e->ncounters; i++)
 		e->cur[m + i] = e->cnt[i].value;
@@ -537,6 +573,7 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 		if (e->pre) {
 			e->rt[e->rhead] = t_ns;
 			e->rp[e->rhead] = period;
+			e->rg[e->rhead] = gap;
 			memcpy(&e->rv[(size_t)e->rhead * e->ntracks], e->cur,
 			       e->ntracks * sizeof(*e->cur));
 			e->rhead = (e->rhead + 1) % e->pre;
@@ -560,7 +597,7 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 				return ret;
 		}
 	}
-	ret = put_sample(e, sink, t_ns, period, e->cur);
+	ret = put_sample(e, sink, t_ns, period, &gap, e->cur);
 	if (ret)
 		return ret;
 	e->index++;

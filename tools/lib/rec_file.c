@@ -331,8 +331,21 @@ static int w_period(void *ctx, uint64_t period)
 	return w_rec(w, REC_R_PERIOD, b, sizeof(b), NULL, 0);
 }
 
+static int w_gap(void *ctx, uint64_t t, enum rec_gap_kind kind, uint64_t count)
+{
+	struct rec_writer *w = ctx;
+	unsigned char b[24];
+	size_t n = 0;
+
+	n += put_u64(b + n, t);
+	b[n++] = (unsigned char)kind;
+	n += rec_put_uvarint(b + n, count);
+	return w_rec(w, REC_R_GAP, b, n, NULL, 0);
+}
+
 void rec_writer_sink(struct rec_writer *w, struct rec_sink *s)
 {
+	s->gap = w_gap;
 	s->ctx = w;
 	s->period = w_period;
 	s->shot_begin = w_shot_begin;
@@ -436,7 +449,8 @@ static void *grow(void *p, unsigned int n, unsigned int *cap, size_t size)
 
 struct reader {
 	struct rec_capture *c;
-	unsigned int scap, shcap, ncap;
+	unsigned int scap, shcap, ncap, gcap;
+	uint64_t missed, stale;	/* gaps before the next sample */
 	uint64_t base, real_off;
 	uint64_t period;	/* of the samples that follow */
 	bool have_sync;
@@ -501,6 +515,9 @@ static long decode(struct reader *r, unsigned char type, const unsigned char *p,
 		s->shot = sh->number;
 		s->index = sh->nsamples++;
 		s->period_ns = r->period;
+		s->missed = r->missed;
+		s->stale = r->stale;
+		r->missed = r->stale = 0;
 		s->vals = NULL;	/* set at the end: c->vals may move */
 		v = &c->vals[(size_t)c->nsamples * nt];
 		for (i = 0; i < nt; i++) {
@@ -584,6 +601,39 @@ static long decode(struct reader *r, unsigned char type, const unsigned char *p,
 			return 0;
 		r->period = get_u64(p);
 		return 8;
+	case REC_R_GAP: {
+		struct rec_gap *g;
+
+		if (c->version == 1)
+			break;
+		if (len < 9)
+			return 0;
+		k = rec_get_uvarint(p + 9, len - 9, &a);
+		if (!k)
+			return 0;
+		/* a kind this reader does not know: skipped like a record */
+		if (p[8] != REC_GAP_LATE && p[8] != REC_GAP_STALE) {
+			c->nskipped++;
+			return (long)(9 + k);
+		}
+		g = grow(c->gaps, c->ngaps, &r->gcap, sizeof(*c->gaps));
+		if (!g)
+			return -ENOMEM;
+		c->gaps = g;
+		g = &c->gaps[c->ngaps++];
+		g->mono_ns = get_u64(p);
+		g->kind = (enum rec_gap_kind)p[8];
+		g->count = a;
+		g->sample = c->nsamples;
+		if (g->kind == REC_GAP_LATE) {
+			r->missed += a;
+			c->missed_periods += a;
+		} else {
+			r->stale += a;
+			c->stale_reads += a;
+		}
+		return (long)(9 + k);
+	}
 	case REC_R_END:
 		k = rec_get_uvarint(p, len, &a);
 		if (!k || len - k < 8)
@@ -769,6 +819,7 @@ void rec_capture_free(struct rec_capture *c)
 	free(c->samples);
 	free(c->shots);
 	free(c->notes);
+	free(c->gaps);
 	free(c->vals);
 	memset(c, 0, sizeof(*c));
 }

@@ -5,6 +5,7 @@
  * hwtel.rst, "hwtel report", describes each.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,39 @@ static int colw(const char *name)
 	return n > 14 ? (int)n : 14;
 }
 
+static const char *gap_text(char *buf, size_t size, const struct rec_gap *g)
+{
+	if (g->kind == REC_GAP_LATE)
+		snprintf(buf, size, "%llu period%s missed (the recorder was late)",
+			 (unsigned long long)g->count, g->count == 1 ? "" : "s");
+	else
+		snprintf(buf, size, "%llu stale read%s (no new snapshot)",
+			 (unsigned long long)g->count, g->count == 1 ? "" : "s");
+	return buf;
+}
+
+/* "gaps: M periods missed, S stale reads" over gaps before samples
+ * [first, first + n)
+ */
+static const char *gap_sum(char *buf, size_t size, const struct rec_capture *c,
+			   unsigned int first, unsigned int n)
+{
+	uint64_t m = 0, st = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->ngaps; i++) {
+		if (c->gaps[i].sample < first || c->gaps[i].sample - first >= n)
+			continue;
+		if (c->gaps[i].kind == REC_GAP_LATE)
+			m += c->gaps[i].count;
+		else
+			st += c->gaps[i].count;
+	}
+	snprintf(buf, size, "gaps: %llu period%s missed, %llu stale read%s",
+		 (unsigned long long)m, m == 1 ? "" : "s", (unsigned long long)st, st == 1 ? "" : "s");
+	return buf;
+}
+
 /* Did a 'period' action change the period of any sample? */
 static bool period_varies(const struct rec_capture *c)
 {
@@ -125,6 +159,11 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 		c->h.position, c->complete ? "" : ", INCOMPLETE (cut short; read up to the last whole record)");
 	for (i = 0; i < c->nnotes; i++)
 		fprintf(f, "note: %s\n", c->notes[i].text);
+	if (c->ngaps) {
+		char g[96];
+
+		fprintf(f, "%s\n", gap_sum(g, sizeof(g), c, 0, UINT_MAX));
+	}
 	for (i = 0; i < c->nsamples && !marked; i++)
 		marked = sample_untrusted(&c->samples[i], ut);
 	if (marked)
@@ -155,7 +194,8 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 		for (i = 0; i < sh->nsamples; i++) {
 			const struct rec_sample *sm = &c->samples[sh->first + i];
 			long rel = ti >= 0 ? (long)i - ti : (long)i;
-			char v[32];
+			char v[96];
+			unsigned int g;
 
 			/* around the trigger, or the last samples before a cut */
 			if (o->context && trig_in_file(sh) && labs(rel) > (long)o->context)
@@ -163,6 +203,11 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 			if (o->context && ti >= 0 && !trig_in_file(sh) &&
 			    i + o->context < sh->nsamples)
 				continue;
+			for (g = 0; g < c->ngaps; g++)
+				if (c->gaps[g].sample == sh->first + i)
+					fprintf(f, "%-3s %8s %+12.3f %s\n", "~~~", "gap",
+						((double)c->gaps[g].mono_ns - (double)t0) / 1e6,
+						gap_text(v, sizeof(v), &c->gaps[g]));
 			fprintf(f, "%-3s %+8ld %+12.3f",
 				sample_untrusted(sm, ut) ? (rel == 0 && ti >= 0 ? "!>>" : "!") :
 				rel == 0 && ti >= 0 ? ">>" : "", rel,
@@ -186,7 +231,7 @@ static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_
 	fputs("shot,sample,from_trigger,mono_ns,real_ns,period_ns", f);
 	for (k = 0; k < n; k++)
 		fprintf(f, ",%s", c->h.track[tr(o, k)]);
-	fputc('\n', f);
+	fputs(",gap_missed,gap_stale\n", f);
 	for (s = 0; s < c->nshots; s++) {
 		const struct rec_shot *sh = &c->shots[s];
 		long ti = trig_index(sh);
@@ -212,7 +257,8 @@ static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_
 					fprintf(f, ",%s", num);
 				}
 			}
-			fputc('\n', f);
+			fprintf(f, ",%llu,%llu\n", (unsigned long long)sm->missed,
+				(unsigned long long)sm->stale);
 		}
 	}
 	return ferror(f) ? -EIO : 0;
@@ -243,6 +289,31 @@ static int view_json(FILE *f, const struct rec_capture *c, const struct rec_view
 		hj_obj_begin(&j);
 		hj_key(&j, "mono_ns"); hj_u64(&j, c->notes[i].mono_ns);
 		hj_key(&j, "text"); hj_str(&j, c->notes[i].text);
+		hj_obj_end(&j);
+	}
+	hj_arr_end(&j);
+	hj_key(&j, "missed_periods"); hj_u64(&j, c->missed_periods);
+	hj_key(&j, "stale_reads"); hj_u64(&j, c->stale_reads);
+	hj_key(&j, "gaps");
+	hj_arr_begin(&j);
+	for (i = 0; i < c->ngaps; i++) {
+		const struct rec_gap *g = &c->gaps[i];
+
+		hj_obj_begin(&j);
+		hj_key(&j, "mono_ns"); hj_u64(&j, g->mono_ns);
+		hj_key(&j, "kind"); hj_str(&j, g->kind == REC_GAP_LATE ? "late" : "stale");
+		hj_key(&j, "count"); hj_u64(&j, g->count);
+		/* the sample after it; null after the last sample */
+		hj_key(&j, "shot");
+		if (g->sample < c->nsamples)
+			hj_uint(&j, c->samples[g->sample].shot);
+		else
+			hj_null(&j);
+		hj_key(&j, "before_sample");
+		if (g->sample < c->nsamples)
+			hj_uint(&j, c->samples[g->sample].index);
+		else
+			hj_null(&j);
 		hj_obj_end(&j);
 	}
 	hj_arr_end(&j);
@@ -377,6 +448,19 @@ static int view_trace(FILE *f, const struct rec_capture *c, const struct rec_vie
 			}
 		}
 	}
+	for (i = 0; i < c->ngaps; i++) {
+		char name[96] = "gap: ";
+
+		gap_text(name + 5, sizeof(name) - 5, &c->gaps[i]);
+		hj_obj_begin(&j);
+		hj_key(&j, "name"); hj_str(&j, name);
+		hj_key(&j, "ph"); hj_str(&j, "i");
+		hj_key(&j, "s"); hj_str(&j, "g");
+		hj_key(&j, "ts"); hj_double(&j, (double)c->gaps[i].mono_ns / 1e3);
+		hj_key(&j, "pid"); hj_uint(&j, 1);
+		hj_key(&j, "tid"); hj_uint(&j, 1);
+		hj_obj_end(&j);
+	}
 	for (i = 0; i < c->nnotes; i++) {
 		hj_obj_begin(&j);
 		hj_key(&j, "name"); hj_str(&j, c->notes[i].text);
@@ -424,6 +508,7 @@ static int view_svg(FILE *f, const struct rec_capture *c, const struct rec_view_
 	const struct rec_shot *sh = NULL;
 	unsigned int s, i, k, n = ntr(c, o);
 	double x0, x1;
+	char gname[96];
 	int H;
 
 	if (n > 16)
@@ -451,10 +536,11 @@ static int view_svg(FILE *f, const struct rec_capture *c, const struct rec_view_
 	}
 	if (x1 <= x0)
 		x1 = x0 + 1;
-	fprintf(f, "<text x=\"%d\" y=\"18\">shot %u, trigger: %s; shaded: before the trigger; red: the trigger %s</text>\n",
+	fprintf(f, "<text x=\"%d\" y=\"18\">shot %u, trigger: %s; shaded: before the trigger; red: the trigger %s; orange: %s</text>\n",
 		L, sh->number, cause_name(sh->cause),
 		trig_index(sh) < 0 || trig_in_file(sh) ? "sample" :
-		"(not in the file: cut short before it)");
+		"(not in the file: cut short before it)",
+		gap_sum(gname, sizeof(gname), c, sh->first, sh->nsamples));
 	for (k = 0; k < n; k++) {
 		unsigned int t = tr(o, k);
 		int y = T + (int)k * (PH + 20);
@@ -483,6 +569,18 @@ static int view_svg(FILE *f, const struct rec_capture *c, const struct rec_view_
 				L, y, tx - L, PH);
 			fprintf(f, "<line class=\"trigger\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"red\" stroke-width=\"1.5\"/>\n",
 				tx, y, tx, y + PH);
+		}
+		for (i = 0; i < c->ngaps; i++) {
+			const struct rec_gap *g = &c->gaps[i];
+			double gx;
+
+			if (g->sample < sh->first || g->sample - sh->first >= sh->nsamples)
+				continue;
+			gx = fmin(fmax(L + ((double)g->mono_ns - x0) / (x1 - x0) * (W - L - R), L), W - R);
+			fprintf(f, "<line class=\"gap\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"orange\" stroke-dasharray=\"3,2\"><title>",
+				gx, y, gx, y + PH);
+			xml_text(f, gap_text(gname, sizeof(gname), g));
+			fputs("</title></line>\n", f);
 		}
 		fprintf(f, "<text x=\"%d\" y=\"%d\">", L + 4, y + 12);
 		xml_text(f, c->h.track[t]);

@@ -844,7 +844,7 @@ TEST(rec_cli_errors)
 	{
 		char *csv = unit_slurp("/tmp/hwtel-unit-rec.csv2", NULL);
 
-		CHECK(csv && !strncmp(csv, "shot,sample,from_trigger,mono_ns,real_ns,period_ns,x,half,n\n0,0,-1000,", 70));
+		CHECK(csv && !strncmp(csv, "shot,sample,from_trigger,mono_ns,real_ns,period_ns,x,half,n,gap_missed,gap_stale\n0,0,-1000,", 91));
 		free(csv);
 	}
 }
@@ -1695,9 +1695,9 @@ TEST(rec_period_action)
 		f = open_memstream(&out, &n);
 		CHECK_EQ(rec_view(f, &c, &o), 0);
 		fclose(f);
-		snprintf(err, sizeof(err), "\n0,2,-2,%llu,%llu,250000,4\n",
+		snprintf(err, sizeof(err), "\n0,2,-2,%llu,%llu,250000,4,0,0\n",
 			 (unsigned long long)at[4], (unsigned long long)at[4]);
-		CHECK(!strncmp(out, "shot,sample,from_trigger,mono_ns,real_ns,period_ns,x\n", 53));
+		CHECK(!strncmp(out, "shot,sample,from_trigger,mono_ns,real_ns,period_ns,x,gap_missed,gap_stale\n", 74));
 		CHECK(strstr(out, err) != NULL);
 		free(out);
 		out = NULL;
@@ -1835,4 +1835,168 @@ TEST(rec_counter_width_wraps)
 	CHECK_EQ(rec_engine_add_counter(e, "w:2x inc x > 0", err, sizeof(err)), -EINVAL);
 	CHECK_EQ(rec_engine_ntracks(e), 1);
 	rec_engine_free(e);
+}
+
+/* ---- gaps are data: missed periods and stale reads in the file ---- */
+
+/*
+ * Period 1 ms, slot i at 1e9 + i ms, x = i. Ring 5, position 50 (pre 2),
+ * trigger "x >= 8". The recorder takes slots 0, 2, 3, 4, 8, 9, 10: it
+ * was late before slot 2 (slot 1 missed) and before slot 8 (slots 5, 6
+ * and 7 missed); the read at slot 9 got no new snapshot from one source.
+ * The shot keeps slots 3, 4 (the ring), 8 (the trigger), 9, 10: the gap of
+ * slot 1 left the ring with slot 2, so the file holds two gaps: 3 missed
+ * periods from slot 5 (before shot sample 2) and 1 stale read at slot 9
+ * (before shot sample 3).
+ */
+static uint64_t gap_t(unsigned int slot)
+{
+	return 1000000000ull + slot * 1000000ull;
+}
+
+TEST(rec_gaps_are_data)
+{
+	const char *path = "/tmp/hwtel-unit-rec-gaps.cap";
+	static const char *const TR[] = { "x" };
+	static const unsigned int SLOT[] = { 0, 2, 3, 4, 8, 9, 10 };
+	struct rec_config cfg = { .capacity = 5, .position = 50, .shots = 1,
+				  .period_ns = 1000000, .nmetrics = 1, .metric = TR };
+	char tracks[1][REC_NAME_MAX] = { "x" };
+	struct rec_header h = { .period_ns = 1000000, .capacity = 5, .shots = 1,
+				.position = 50, .clock = "ns", .command = "unit",
+				.ntracks = 1, .track = tracks };
+	struct rec_engine *e = rec_engine_new(&cfg, NULL, 0);
+	struct rec_capture c;
+	struct rec_writer *w;
+	struct rec_sink s = { 0 };
+	char err[200] = "", *buf = NULL;
+	size_t blen = 0;
+	unsigned int i;
+	FILE *f;
+	int fd;
+
+	CHECK_EQ(rec_engine_set_trigger(e, "x >= 8", NULL, 0), 0);
+	h.pre = rec_pre_count(5, 50);
+	CHECK_EQ(h.pre, 2);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK_EQ(rec_writer_open(fd, &h, &w), 0);
+	rec_writer_set_clock(w, 0);
+	rec_writer_sink(w, &s);
+	for (i = 0; i < 7; i++) {
+		double v[1] = { SLOT[i] };
+
+		if (SLOT[i] == 2)
+			rec_engine_gap(e, gap_t(1), REC_GAP_LATE, 1);
+		if (SLOT[i] == 8)
+			rec_engine_gap(e, gap_t(5), REC_GAP_LATE, 3);
+		if (SLOT[i] == 9)
+			rec_engine_gap(e, gap_t(9), REC_GAP_STALE, 1);
+		CHECK(rec_engine_push(e, gap_t(SLOT[i]), v, REC_CAUSE_NONE, NULL, 0, NULL, &s) >= 0);
+	}
+	CHECK_EQ(rec_engine_finish(e, &s), 0);
+	CHECK_EQ(rec_writer_close(w, true), 0);
+	rec_engine_free(e);
+	CHECK_EQ(rec_read(path, &c, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
+	CHECK_EQ(c.nskipped, 0);
+	CHECK_EQ(c.nsamples, 5);
+	CHECK_EQ(c.ngaps, 2);
+	if (c.ngaps == 2) {
+		CHECK_U64(c.gaps[0].mono_ns, gap_t(5));
+		CHECK_EQ(c.gaps[0].kind, REC_GAP_LATE);
+		CHECK_U64(c.gaps[0].count, 3);
+		CHECK_EQ(c.gaps[0].sample, 2);
+		CHECK_U64(c.gaps[1].mono_ns, gap_t(9));
+		CHECK_EQ(c.gaps[1].kind, REC_GAP_STALE);
+		CHECK_U64(c.gaps[1].count, 1);
+		CHECK_EQ(c.gaps[1].sample, 3);
+	}
+	CHECK_U64(c.missed_periods, 3);
+	CHECK_U64(c.stale_reads, 1);
+	for (i = 0; i < c.nsamples && i < 5; i++)
+		CHECK_U64(c.samples[i].mono_ns, gap_t(SLOT[i + 2]));
+
+	/* text: counted in the summary line, a row where each gap falls
+	 * (ms from the trigger at slot 8: slot 5 is -3, slot 9 is +1)
+	 */
+	f = open_memstream(&buf, &blen);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_TEXT, .shot = -1 };
+
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+	}
+	fclose(f);
+	CHECK(strstr(buf, "gaps: 3 periods missed, 1 stale read\n") != NULL);
+	/* "%-3s %+8ld %+12.3f", then " %14s" per track */
+	CHECK(strstr(buf, "\n          -1       -4.000              4\n"
+		      "~~~      gap       -3.000 3 periods missed (the recorder was late)\n"
+		      ">>        +0       +0.000              8\n"
+		      "~~~      gap       +1.000 1 stale read (no new snapshot)\n"
+		      "          +1       +1.000              9\n") != NULL);
+	free(buf);
+	buf = NULL;
+
+	/* CSV: per sample, the periods missed and stale reads just before it */
+	f = open_memstream(&buf, &blen);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_CSV, .shot = -1 };
+
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+	}
+	fclose(f);
+	CHECK(!strncmp(buf, "shot,sample,from_trigger,mono_ns,real_ns,period_ns,x,gap_missed,gap_stale\n", 74));
+	CHECK(strstr(buf, "\n0,1,-1,1004000000,1004000000,1000000,4,0,0\n"
+		      "0,2,0,1008000000,1008000000,1000000,8,3,0\n"
+		      "0,3,1,1009000000,1009000000,1000000,9,0,1\n") != NULL);
+	free(buf);
+	buf = NULL;
+
+	/* JSON: the totals and a list of gaps */
+	f = open_memstream(&buf, &blen);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_JSON, .shot = -1 };
+
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+	}
+	fclose(f);
+	CHECK(strstr(buf, "\"missed_periods\": 3,\n    \"stale_reads\": 1,\n") != NULL);
+	CHECK(strstr(buf, "\"gaps\": [\n        {\n            \"mono_ns\": 1005000000,\n"
+		      "            \"kind\": \"late\",\n            \"count\": 3,\n"
+		      "            \"shot\": 0,\n            \"before_sample\": 2\n        },\n") != NULL);
+	free(buf);
+	buf = NULL;
+
+	/* Perfetto/Chrome trace: an instant event at each gap */
+	f = open_memstream(&buf, &blen);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_TRACE, .shot = -1 };
+
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+	}
+	fclose(f);
+	CHECK(strstr(buf, "\"name\": \"gap: 3 periods missed (the recorder was late)\",\n"
+		      "            \"ph\": \"i\",\n            \"s\": \"g\",\n"
+		      "            \"ts\": 1005000.0,\n") != NULL);
+	CHECK(strstr(buf, "\"name\": \"gap: 1 stale read (no new snapshot)\",\n"
+		      "            \"ph\": \"i\",\n            \"s\": \"g\",\n"
+		      "            \"ts\": 1009000.0,\n") != NULL);
+	free(buf);
+	buf = NULL;
+
+	/* SVG: the axis is slots 3..10 (7 ms) over x 70..880 (810 px): slot 5
+	 * at 70 + 2/7 * 810 = 301.4, slot 9 at 70 + 6/7 * 810 = 764.3
+	 */
+	f = open_memstream(&buf, &blen);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_SVG, .shot = -1 };
+
+		CHECK_EQ(rec_view(f, &c, &o), 0);
+	}
+	fclose(f);
+	CHECK(strstr(buf, "<line class=\"gap\" x1=\"301.4\" y1=\"30\" x2=\"301.4\" y2=\"150\"") != NULL);
+	CHECK(strstr(buf, "<line class=\"gap\" x1=\"764.3\" y1=\"30\" x2=\"764.3\" y2=\"150\"") != NULL);
+	CHECK(strstr(buf, "gaps: 3 periods missed, 1 stale read") != NULL);
+	free(buf);
+	rec_capture_free(&c);
+	remove(path);
 }
