@@ -589,6 +589,7 @@ static int read_source(struct source *s)
 	unsigned int e, b, k;
 	int ret;
 
+	s->stale = false;
 	switch (s->kind) {
 	case SRC_PCIE: {
 		double sec;
