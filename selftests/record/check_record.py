@@ -9,6 +9,7 @@ DIR/checks has one check per line: "NAME|description|arg|arg...". Prints
 "ok <description>" or "not ok <description>" plus "# " diagnostics, one
 result per line of DIR/checks, in order.
 """
+import csv
 import json
 import os
 import sys
@@ -201,6 +202,32 @@ def svg(name):
     ln = [x for x in doc.getElementsByTagName("line") if x.getAttribute("class") == "trigger"]
     pre = [x for x in doc.getElementsByTagName("rect") if x.getAttribute("class") == "pre"]
     assert len(pl) >= 2 and len(ln) == len(pl) and len(pre) == len(pl), (len(pl), len(ln), len(pre))
+
+
+def gap(base):
+    """A late gap of >= 24 periods (a stop of >= 50 ms at 2 ms) in each view."""
+    c = load(base + ".json")
+    late = [g for g in c["gaps"] if g["kind"] == "late" and g["count"] >= 24]
+    assert late and late[0]["shot"] == 0, c["gaps"]
+    g = late[0]
+    assert c["missed_periods"] >= g["count"], c["missed_periods"]
+    sm = c["shots"][0]["samples"]
+    after = sm[g["before_sample"]]
+    assert after["mono_ns"] - g["mono_ns"] >= 24 * 2000000 - 2000000, (g, after)
+    with open(os.path.join(D, base + ".csv")) as f:
+        rows = list(csv.DictReader(f))
+    assert int(rows[g["before_sample"]]["gap_missed"]) == g["count"], rows[g["before_sample"]]
+    with open(os.path.join(D, base + ".txt")) as f:
+        txt = f.read()
+    want = "%d periods missed (the recorder was late)" % g["count"]
+    assert "~~~" in txt and want in txt, txt[:400]
+    assert "gaps: %d periods missed" % c["missed_periods"] in txt
+    ev = load(base + ".trace.json")["traceEvents"]
+    assert any(e["ph"] == "i" and e["name"] == "gap: " + want and e["ts"] == g["mono_ns"] / 1e3
+               for e in ev), [e for e in ev if e["ph"] == "i"]
+    doc = xml.dom.minidom.parse(os.path.join(D, base + ".svg"))
+    ln = [x for x in doc.getElementsByTagName("line") if x.getAttribute("class") == "gap"]
+    assert ln, "no gap line"
 
 
 def main():

@@ -13,7 +13,7 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 38
+tap_plan 41
 
 TRIG='pcie.ep0.rq0.mfb_stall_pct > 1'
 N=40
@@ -157,6 +157,32 @@ rc "SIGUSR1: record exits 0" 0 $? "$T/usr1.err"
 "$HW" report --json "$T/usr1.rec" > "$T/usr1.json"
 check external "SIGUSR1: the trigger, the last of 20 samples" usr1.json SIGUSR1 20 19
 
+# --- 10b (+3): a SIGSTOP of 50 ms is a gap in every view ---------------------------
+# The stop is a fault injected: at least 50 ms at a 2 ms period holds at
+# least 24 whole periods after the one due when it began, so one late gap
+# of at least 24 periods, whatever the stop's exact length.
+"$HW" record -q -o "$T/stop.rec" -p $P -N 200 --position end -t 10 2> "$T/stop.err" &
+pid=$!
+for ((i = 0; i < 200; i++)); do
+	[ -s "$T/stop.rec" ] && break
+	sleep 0.05
+done
+wait_samples 20
+kill -STOP $pid
+sleep 0.05
+kill -CONT $pid
+wait_samples 20
+kill -USR1 $pid
+wait $pid
+rc "SIGSTOP 50 ms: record exits 0" 0 $? "$T/stop.err"
+"$HW" report --json "$T/stop.rec" > "$T/stop.json" &&
+	"$HW" report --csv "$T/stop.rec" > "$T/stop.csv" &&
+	"$HW" report --context 0 "$T/stop.rec" > "$T/stop.txt" &&
+	"$HW" report --trace -o "$T/stop.trace.json" "$T/stop.rec" &&
+	"$HW" report --svg -o "$T/stop.svg" "$T/stop.rec"
+tap_eq "SIGSTOP 50 ms: every view exits 0" "0" "$?"
+check gap "SIGSTOP 50 ms: a late gap of at least 24 periods in JSON, CSV, text, trace and SVG" stop
+
 # --- 11 (+1): the end of a command --------------------------------------------------
 "$HW" record -q -o "$T/cmd.rec" -p $P -N 21 --position center -- sh -c 'sleep 0.2; exit 3' \
 	2> "$T/cmd.err"
@@ -236,7 +262,7 @@ check trace "trace JSON: a counter track per measured metric, every sample, the 
 	trace.json center.json
 check svg "SVG: well-formed XML, a plot per chosen metric with the trigger and the pre-trigger area" plot.svg
 
-# --- 24-38: the checks ------------------------------------------------------------
+# --- 26-41: the checks ------------------------------------------------------------
 desc=
 diag=
 flush()
