@@ -230,6 +230,15 @@ def gap(base):
     assert ln, "no gap line"
 
 
+def stale(name):
+    with open(os.path.join(D, name)) as f:
+        rows = list(csv.DictReader(f))
+    assert rows
+    bad = [r["sample"] for r in rows
+           if (r["pcie.ep0.rq0.used_pct"] == "") != (int(r["gap_stale"]) > 0)]
+    assert not bad, bad[:10]
+
+
 def main():
     with open(os.path.join(D, "checks")) as f:
         lines = [x.rstrip("\n") for x in f if x.strip()]

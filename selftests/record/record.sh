@@ -13,7 +13,7 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 41
+tap_plan 43
 
 TRIG='pcie.ep0.rq0.mfb_stall_pct > 1'
 N=40
@@ -183,6 +183,13 @@ rc "SIGSTOP 50 ms: record exits 0" 0 $? "$T/stop.err"
 tap_eq "SIGSTOP 50 ms: every view exits 0" "0" "$?"
 check gap "SIGSTOP 50 ms: a late gap of at least 24 periods in JSON, CSV, text, trace and SVG" stop
 
+# --- 10c (+1): at 100 us two reads can get one SNAPSHOT copy: the second is a
+# stale gap, and a sample has no RQ value exactly when a stale gap precedes it
+"$HW" record -q -o "$T/stale.rec" -p 100us -N 400 --position end -- sleep 0.3 2> "$T/stale.err"
+rc "-p 100us: record exits 0" 0 $? "$T/stale.err"
+"$HW" report --csv "$T/stale.rec" > "$T/stale.csv"
+check stale "-p 100us: no RQ value exactly where a stale-read gap precedes the sample" stale.csv
+
 # --- 11 (+1): the end of a command --------------------------------------------------
 "$HW" record -q -o "$T/cmd.rec" -p $P -N 21 --position center -- sh -c 'sleep 0.2; exit 3' \
 	2> "$T/cmd.err"
@@ -262,7 +269,7 @@ check trace "trace JSON: a counter track per measured metric, every sample, the 
 	trace.json center.json
 check svg "SVG: well-formed XML, a plot per chosen metric with the trigger and the pre-trigger area" plot.svg
 
-# --- 26-41: the checks ------------------------------------------------------------
+# --- 27-43: the checks ------------------------------------------------------------
 desc=
 diag=
 flush()
