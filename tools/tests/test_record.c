@@ -35,6 +35,21 @@ static double val(const char *text, double x, double y, double z)
 	return r;
 }
 
+/* @c as @o shows it, in a string the caller frees */
+static char *view_str(const struct rec_capture *c, const struct rec_view_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f != NULL);
+	if (!f)
+		return NULL;
+	CHECK_EQ(rec_view(f, c, o), 0);
+	fclose(f);
+	return buf;
+}
+
 TEST(rec_grammar_values)
 {
 	CHECK_NEAR(val("x + y * 2", 1, 3, 0), 7, 0);
@@ -981,9 +996,7 @@ TEST(rec_views_mark_untrusted_samples)
 	struct rec_writer *w;
 	struct rec_sink s = { 0 };
 	char err[200], *buf = NULL;
-	size_t blen = 0;
 	unsigned int i;
-	FILE *f;
 	int fd;
 
 	CHECK_EQ(rec_engine_set_trigger(e, "pcie.untrusted > 0", NULL, 0), 0);
@@ -1007,13 +1020,11 @@ TEST(rec_views_mark_untrusted_samples)
 	free(tracks);
 	CHECK_EQ(rec_read(path, &c, err, sizeof(err)), 0);
 
-	f = open_memstream(&buf, &blen);
 	{
 		struct rec_view_opts o = { .view = REC_VIEW_TEXT, .shot = -1 };
 
-		CHECK_EQ(rec_view(f, &c, &o), 0);
+		buf = view_str(&c, &o);
 	}
-	fclose(f);
 	CHECK(strstr(buf, "\nnote: ! marks a sample whose interval had a STATUS flag set (pcie.untrusted = 1): none of its figures can be trusted\n") != NULL);
 	CHECK(strstr(buf, "\n          -2       -2.000                    51              -\n"
 		      "          -1       -1.000                    52              0\n"
@@ -1023,23 +1034,19 @@ TEST(rec_views_mark_untrusted_samples)
 	free(buf);
 	buf = NULL;
 	/* -m without the track: still marked */
-	f = open_memstream(&buf, &blen);
 	{
 		struct rec_view_opts o = { .view = REC_VIEW_TEXT, .shot = -1, .nsel = 1, .sel = { 0 } };
 
-		CHECK_EQ(rec_view(f, &c, &o), 0);
+		buf = view_str(&c, &o);
 	}
-	fclose(f);
 	CHECK(strstr(buf, "\n!>>       +0       +0.000                    53\n") != NULL);
 	free(buf);
 	buf = NULL;
-	f = open_memstream(&buf, &blen);
 	{
 		struct rec_view_opts o = { .view = REC_VIEW_JSON, .shot = -1 };
 
-		CHECK_EQ(rec_view(f, &c, &o), 0);
+		buf = view_str(&c, &o);
 	}
-	fclose(f);
 	CHECK(strstr(buf, "\"values\": [\n                        51.0,\n                        null\n                    ],\n                    \"trusted\": null\n") != NULL);
 	CHECK(strstr(buf, "\"values\": [\n                        52.0,\n                        0.0\n                    ],\n                    \"trusted\": true\n") != NULL);
 	CHECK(strstr(buf, "\"values\": [\n                        53.0,\n                        1.0\n                    ],\n                    \"trusted\": false\n") != NULL);
@@ -1870,9 +1877,7 @@ TEST(rec_gaps_are_data)
 	struct rec_writer *w;
 	struct rec_sink s = { 0 };
 	char err[200] = "", *buf = NULL;
-	size_t blen = 0;
 	unsigned int i;
-	FILE *f;
 	int fd;
 
 	CHECK_EQ(rec_engine_set_trigger(e, "x >= 8", NULL, 0), 0);
@@ -1919,13 +1924,11 @@ TEST(rec_gaps_are_data)
 	/* text: counted in the summary line, a row where each gap falls
 	 * (ms from the trigger at slot 8: slot 5 is -3, slot 9 is +1)
 	 */
-	f = open_memstream(&buf, &blen);
 	{
 		struct rec_view_opts o = { .view = REC_VIEW_TEXT, .shot = -1 };
 
-		CHECK_EQ(rec_view(f, &c, &o), 0);
+		buf = view_str(&c, &o);
 	}
-	fclose(f);
 	CHECK(strstr(buf, "gaps: 3 periods missed, 1 stale read\n") != NULL);
 	/* "%-3s %+8ld %+12.3f", then " %14s" per track */
 	CHECK(strstr(buf, "\n          -1       -4.000              4\n"
@@ -1937,13 +1940,11 @@ TEST(rec_gaps_are_data)
 	buf = NULL;
 
 	/* CSV: per sample, the periods missed and stale reads just before it */
-	f = open_memstream(&buf, &blen);
 	{
 		struct rec_view_opts o = { .view = REC_VIEW_CSV, .shot = -1 };
 
-		CHECK_EQ(rec_view(f, &c, &o), 0);
+		buf = view_str(&c, &o);
 	}
-	fclose(f);
 	CHECK(!strncmp(buf, "shot,sample,from_trigger,mono_ns,real_ns,period_ns,x,gap_missed,gap_stale\n", 74));
 	CHECK(strstr(buf, "\n0,1,-1,1004000000,1004000000,1000000,4,0,0\n"
 		      "0,2,0,1008000000,1008000000,1000000,8,3,0\n"
@@ -1952,13 +1953,11 @@ TEST(rec_gaps_are_data)
 	buf = NULL;
 
 	/* JSON: the totals and a list of gaps */
-	f = open_memstream(&buf, &blen);
 	{
 		struct rec_view_opts o = { .view = REC_VIEW_JSON, .shot = -1 };
 
-		CHECK_EQ(rec_view(f, &c, &o), 0);
+		buf = view_str(&c, &o);
 	}
-	fclose(f);
 	CHECK(strstr(buf, "\"missed_periods\": 3,\n    \"stale_reads\": 1,\n") != NULL);
 	CHECK(strstr(buf, "\"gaps\": [\n        {\n            \"mono_ns\": 1005000000,\n"
 		      "            \"kind\": \"late\",\n            \"count\": 3,\n"
@@ -1967,13 +1966,11 @@ TEST(rec_gaps_are_data)
 	buf = NULL;
 
 	/* Perfetto/Chrome trace: an instant event at each gap */
-	f = open_memstream(&buf, &blen);
 	{
 		struct rec_view_opts o = { .view = REC_VIEW_TRACE, .shot = -1 };
 
-		CHECK_EQ(rec_view(f, &c, &o), 0);
+		buf = view_str(&c, &o);
 	}
-	fclose(f);
 	CHECK(strstr(buf, "\"name\": \"gap: 3 periods missed (the recorder was late)\",\n"
 		      "            \"ph\": \"i\",\n            \"s\": \"g\",\n"
 		      "            \"ts\": 1005000.0,\n") != NULL);
@@ -1986,13 +1983,11 @@ TEST(rec_gaps_are_data)
 	/* SVG: the axis is slots 3..10 (7 ms) over x 70..880 (810 px): slot 5
 	 * at 70 + 2/7 * 810 = 301.4, slot 9 at 70 + 6/7 * 810 = 764.3
 	 */
-	f = open_memstream(&buf, &blen);
 	{
 		struct rec_view_opts o = { .view = REC_VIEW_SVG, .shot = -1 };
 
-		CHECK_EQ(rec_view(f, &c, &o), 0);
+		buf = view_str(&c, &o);
 	}
-	fclose(f);
 	CHECK(strstr(buf, "<line class=\"gap\" x1=\"301.4\" y1=\"30\" x2=\"301.4\" y2=\"150\"") != NULL);
 	CHECK(strstr(buf, "<line class=\"gap\" x1=\"764.3\" y1=\"30\" x2=\"764.3\" y2=\"150\"") != NULL);
 	CHECK(strstr(buf, "gaps: 3 periods missed, 1 stale read") != NULL);
