@@ -68,6 +68,19 @@ snapshots()
 # wait_samples N: wait (at most 10 s) until the recorder has taken N + 2
 # more samples: SNAPSHOTs of the model, the driver's wrap polls (at most one
 # per 134 ms on this layout) discounted
+# wait_nonempty FILE: until the recorder has written FILE's header, at
+# most 10 s
+wait_nonempty()
+{
+	local i
+
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 wait_samples()
 {
 	local i s0 t0 polls
@@ -106,10 +119,7 @@ fire()
 	rm -f "$out"
 	"$HW" record -q -o "$out" "$@" 2> "${out%.rec}.err" &
 	pid=$!
-	for ((i = 0; i < 200; i++)); do
-		[ -s "$out" ] && break
-		sleep 0.05
-	done
+	wait_nonempty "$out"
 	wait_samples "$n"
 	schedule "${sched[@]}"
 	wait $pid
@@ -146,10 +156,7 @@ echo seed > "$PCIE_DBG/profile"
 # --- 10 (+1): SIGUSR1 ---------------------------------------------------------------
 "$HW" record -q -o "$T/usr1.rec" -p $P -N 20 --position end -t 10 2> "$T/usr1.err" &
 pid=$!
-for ((i = 0; i < 200; i++)); do
-	[ -s "$T/usr1.rec" ] && break
-	sleep 0.05
-done
+wait_nonempty "$T/usr1.rec"
 wait_samples 20	# the ring of 20 is full before the trigger
 kill -USR1 $pid
 wait $pid
@@ -163,10 +170,7 @@ check external "SIGUSR1: the trigger, the last of 20 samples" usr1.json SIGUSR1 
 # of at least 24 periods, whatever the stop's exact length.
 "$HW" record -q -o "$T/stop.rec" -p $P -N 200 --position end -t 10 2> "$T/stop.err" &
 pid=$!
-for ((i = 0; i < 200; i++)); do
-	[ -s "$T/stop.rec" ] && break
-	sleep 0.05
-done
+wait_nonempty "$T/stop.rec"
 wait_samples 20
 kill -STOP $pid
 sleep 0.05
