@@ -206,6 +206,14 @@ MODULE_PARM_DESC(ideal, "Idealised block: every channel drains at the same insta
 static unsigned int mi_mhz = 125;
 module_param(mi_mhz, uint, 0444);
 MODULE_PARM_DESC(mi_mhz, "MI bus clock in MHz, sets the BUSY time (1..1000, default 125)");
+/*
+ * A clock below 1 MHz stretches the MI-cycle windows of the contract (12
+ * cycles of CLEAR FLAGS) beyond the jitter of a loaded TCG guest, whose
+ * register accesses alone take microseconds.
+ */
+static unsigned int mi_khz;
+module_param(mi_khz, uint, 0444);
+MODULE_PARM_DESC(mi_khz, "MI bus clock in kHz, overrides mi_mhz (1..1000000; 0: mi_mhz)");
 static unsigned int drain_slot;
 module_param(drain_slot, uint, 0444);
 MODULE_PARM_DESC(drain_slot, "Probe cycles between the drains of two channels (0: the sweep spans half a drain period)");
@@ -238,6 +246,7 @@ struct tlm_layout {
 	unsigned int slot[2];		/* drain slot of the PCIe / DMA probe */
 	unsigned int depth[2];		/* FIFO depth of a PCIe / DMA probe */
 	u64 load_num, load_den;		/* accumulator load: work / MI time */
+	unsigned int mi_khz;		/* MI clock: mi_khz, or mi_mhz in kHz */
 	u64 mask;
 	u32 cfg_topology, cfg_layout, cfg_pcie, cfg_dma, cfg_drain;
 	u32 cfg_regions, cfg_width, cfg_hist, cfg_capacity, cfg_width_dma;
@@ -1233,8 +1242,8 @@ static void tlm_clear_flags(struct tlm_sim *sim, u64 now)
 		return;
 	}
 	sim->flags_clearing = true;
-	sim->flags_clear_at = now + DIV_ROUND_UP(TLM_CLEAR_FLAGS_CYCLES * 1000ULL,
-						 mi_mhz);
+	sim->flags_clear_at = now + DIV_ROUND_UP(TLM_CLEAR_FLAGS_CYCLES * 1000000ULL,
+						 lay.mi_khz);
 }
 
 static void tlm_advance(struct tlm_sim *sim, u64 now)
@@ -1329,7 +1338,7 @@ static void tlm_clear_marks(struct tlm_sim *sim)
  */
 static u64 tlm_busy_cycles(const struct tlm_sim *sim, u32 cmd, u64 now)
 {
-	u64 phase = mul_u64_u32_div(now, mi_mhz, 1000), cyc;
+	u64 phase = mul_u64_u32_div(now, lay.mi_khz, 1000000), cyc;
 
 	if ((cmd & TLM_CMD_SNAPSHOT) && (cmd & TLM_CMD_CLEAR))
 		cyc = 4ULL * lay.entries + 2 + phase % 3;
@@ -1347,7 +1356,7 @@ static u64 tlm_busy_time(const struct tlm_sim *sim, u32 cmd, u64 now)
 		return sim->busy_fixed;
 	if (ideal)
 		return cmd & TLM_CMD_SNAPSHOT ? sim->busy_ns : sim->busy_clear_ns;
-	return DIV_ROUND_UP(1000 * tlm_busy_cycles(sim, cmd, now), mi_mhz);
+	return DIV_ROUND_UP(1000000 * tlm_busy_cycles(sim, cmd, now), lay.mi_khz);
 }
 
 /* Entry @i of the copy under way has been swept into the window by @now */
@@ -1385,7 +1394,7 @@ static void tlm_command(struct tlm_sim *sim, u32 cmd, u64 now)
 		sim->busy_until = max(sim->busy_until, now + busy);
 		/* the snapshot sweep follows the clear sweep */
 		if (!ideal && !sim->busy_is_fixed)
-			sweep_at = now + DIV_ROUND_UP(2000ULL * lay.entries, mi_mhz);
+			sweep_at = now + DIV_ROUND_UP(2000000ULL * lay.entries, lay.mi_khz);
 	}
 	if (cmd & TLM_CMD_CLEAR_FLAGS)
 		tlm_clear_flags(sim, now);
@@ -1402,7 +1411,7 @@ static void tlm_command(struct tlm_sim *sim, u32 cmd, u64 now)
 		sim->busy_until = ideal ? now + busy : max(sim->busy_until, now + busy);
 		sim->sweep_start = sweep_at;
 		sim->sweep_ns = sim->busy_is_fixed ? busy :
-			DIV_ROUND_UP(2000ULL * lay.entries, mi_mhz);
+			DIV_ROUND_UP(2000000ULL * lay.entries, lay.mi_khz);
 		if (!busy) {
 			swap(sim->snap, sim->pending);
 			sim->pending_valid = false;
@@ -2914,6 +2923,7 @@ static int tlm_build_layout(void)
 	      tlm_check(speedup >= 1 && speedup <= 100,
 			"speedup must be 1..100") ?:
 	      tlm_check(mi_mhz >= 1 && mi_mhz <= 1000, "mi_mhz must be 1..1000") ?:
+	      tlm_check(mi_khz <= 1000000, "mi_khz must be 0..1000000") ?:
 	      tlm_check(fifo_depth <= TLM_MAX_FIFO, "fifo_depth must be 0..1024") ?:
 	      tlm_check(add_cycles >= 1 && add_cycles <= 64,
 			"add_cycles must be 1..64") ?:
@@ -2937,6 +2947,7 @@ static int tlm_build_layout(void)
 
 	lay.endpoints = endpoints;
 	lay.ports = dma_ports;
+	lay.mi_khz = mi_khz ?: mi_mhz * 1000;
 	lay.rp = max(regions_rq, regions_rc);
 	lay.rd = max(regions_up, regions_down);
 	lay.pcie_ch = 1 + 2 * (TLM_BUS_FIELDS + lay.rp) + TLM_BRAKE_CH;
@@ -2969,8 +2980,8 @@ static int tlm_build_layout(void)
 	 */
 	lay.load_num = (u64)endpoints * add_cycles *
 		       ((u64)lay.pcie_ch * pcie_mhz + (u64)lay.dma_ch * dma_mhz) *
-		       speedup;
-	lay.load_den = (u64)mi_mhz * drain_period;
+		       speedup * 1000;
+	lay.load_den = (u64)lay.mi_khz * drain_period;
 	/* the sweep of a probe's channels must end within the drain period */
 	if (!ideal) {
 		lay.slot[0] = drain_slot ?: max(1U, drain_period / (2 * lay.pcie_ch));
@@ -3035,19 +3046,20 @@ static struct tlm_sim *tlm_create(unsigned int index)
 	sim->adder.cap = lay.depth[0] + lay.depth[1];
 	sim->adder.q = kcalloc(sim->adder.cap, sizeof(*sim->adder.q), GFP_KERNEL);
 	sim->stage = kvzalloc(sizeof(*sim->stage), GFP_KERNEL);
-	sim->adder.cost_ns = DIV_ROUND_UP(1000ULL * lay.endpoints * add_cycles,
-					  mi_mhz);
+	sim->adder.cost_ns = DIV_ROUND_UP(1000000ULL * lay.endpoints * add_cycles,
+					  lay.mi_khz);
 	sim->pd.io.reads = alloc_percpu(unsigned long);
 	if (!sim->live || !sim->snap || !sim->pending || !sim->truth ||
 	    !sim->adder.q || !sim->stage || !sim->pd.io.reads) {
 		tlm_destroy(sim);
 		return ERR_PTR(-ENOMEM);
 	}
-	sim->busy_ns = DIV_ROUND_UP(1000ULL * (2 * lay.entries + TLM_BUSY_SNAP_EXTRA),
-				    mi_mhz);
-	sim->busy_clear_ns = DIV_ROUND_UP(1000ULL *
+	sim->busy_ns = DIV_ROUND_UP(1000000ULL *
+				    (2 * lay.entries + TLM_BUSY_SNAP_EXTRA),
+				    lay.mi_khz);
+	sim->busy_clear_ns = DIV_ROUND_UP(1000000ULL *
 					  (2 * lay.entries + TLM_BUSY_CLEAR_EXTRA),
-					  mi_mhz);
+					  lay.mi_khz);
 	sim->pdrain.nch = lay.pcie_ch;
 	sim->pdrain.done = lay.pcie_ch;
 	sim->ddrain.nch = lay.dma_ch;

@@ -6,8 +6,8 @@
 # idealised one (issue 21), each with values typed from the contract:
 #   - address bits 1:0 are ignored: a read at 0x0001 returns MAGIC, writes
 #     alias like reads;
-#   - CLEAR FLAGS takes effect about 12 MI cycles after the write: at 1 MHz
-#     a STATUS read right after it still shows LOST DELTA, one 12 us later
+#   - CLEAR FLAGS takes effect about 12 MI cycles after the write: at 25 kHz
+#     a STATUS read right after it still shows LOST DELTA, one 480 us later
 #     does not, unless the overload continues;
 #   - under overload the bus counters lose a random subset of their deltas:
 #     with saturating traffic some interval has a region counter moving more
@@ -44,34 +44,39 @@ tap_eq "a write at 0x0022 is a COMMAND (SNAPSHOT)" \
 	"reads 0 writes 1 snapshots 1 clears 0 irqoff_reads 0" "$(m_stats)"
 
 # --- CLEAR FLAGS late -------------------------------------------------------------
-# 12 MI cycles at 1 MHz: 12 us. A try counts when the first STATUS read
-# ended within 12 us of the start of the COMMAND write (a host that stalls
-# the guest longer gives no verdict for that try). The first read brings
-# the model up to date, so that the write does no catching up.
+# 12 MI cycles at 25 kHz: 480 us. The MI clock is that slow because under
+# TCG one register access of the model takes 2-20 us, 20-60 us on the debug
+# kernel, more on a loaded host: at 1 MHz the write and the read after it
+# alone took 10.6 of the window's 12 us on an idle host. A try counts when
+# the first STATUS read ended within 480 us of the start of the COMMAND
+# write (a host that stalls the guest longer gives no verdict for that try).
+# The first read brings the model up to date, so that the write does no
+# catching up.
+LATE_NS=$((12 * 1000000 / 25))
 late_try()
 {
 	local i w0 r1 quick=0
 
 	for i in $(seq 1 10); do
 		echo lost_delta > "$M_DBG/flags"
-		m_seq "r 0x24; w 0x20 4; r 0x24; wait 12000; r 0x24" || return 1
+		m_seq "r 0x24; w 0x20 4; r 0x24; wait $LATE_NS; r 0x24" || return 1
 		w0=$(seqf 1 4) r1=$(seqf 2 5)
-		[ $((r1 - w0)) -lt 12000 ] || continue
+		[ $((r1 - w0)) -lt $LATE_NS ] || continue
 		quick=$((quick + 1))
 		LATE="$(seqf 2 3) $(seqf 4 3)"
 		[ "$LATE" = "0x00000002 0x00000000" ] || return 1
 		[ $quick -ge 3 ] && return 0
 	done
-	LATE="only $quick tries read within 12 us: ${SEQ[*]}"
+	LATE="only $quick tries read within $LATE_NS ns: ${SEQ[*]}"
 	return 2
 }
-tap_check "load mi_mhz=1" m_load mi_mhz=1
+tap_check "load mi_khz=25" m_load mi_khz=25
 late_try
 case $? in
-0) tap_ok "CLEAR FLAGS: LOST DELTA still set right after, clear 12 us later" ;;
+0) tap_ok "CLEAR FLAGS: LOST DELTA still set right after, clear 480 us later" ;;
 2) tap_skip "CLEAR FLAGS takes effect late" "$LATE" ;;
-*) tap_fail "CLEAR FLAGS: LOST DELTA still set right after, clear 12 us later" \
-	"STATUS right after and 12 us later: $LATE (want 0x00000002 0x00000000)" ;;
+*) tap_fail "CLEAR FLAGS: LOST DELTA still set right after, clear 480 us later" \
+	"STATUS right after and 480 us later: $LATE (want 0x00000002 0x00000000)" ;;
 esac
 tap_check "load profile=seed mi_mhz=1" m_load profile=seed mi_mhz=1
 echo 1 > "$M_DBG/overload"
