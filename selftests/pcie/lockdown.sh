@@ -32,6 +32,8 @@ cat > "$T/card.dts" <<'DTS'
 / {
 	firmware {
 		mi_bus0 {
+			#address-cells = <1>;
+			#size-cells = <1>;
 			compatible = "netcope,bus,mi";
 			resource = "PCI0,BAR2";
 			pcie_telemetry@20000 {

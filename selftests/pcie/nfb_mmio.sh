@@ -105,7 +105,9 @@ plant 0x40000 layout magic=0x12345678
 plant 0x60000 layout version=0x00030001
 plant 0xa0000 layout status=1
 
-# one MI bus per BAR, as a card FDT has it; nodes in this order:
+# one MI bus per BAR, as a card FDT has it; its #address-cells and
+# #size-cells give the cells of reg (<1> and <1> as the NDK firmware
+# declares them; mi_bus1: <2> and <1>); nodes in this order:
 # 0 good, 1 bad MAGIC, 2 bad VERSION, 3 past the BAR end, 4 misaligned,
 # 5 on a BAR the function does not have (u64 + u32 reg), 6 too small,
 # 7 BUSY never falls
@@ -114,6 +116,8 @@ cat > "$T/card.dts" <<'EOF'
 / {
 	firmware {
 		mi_bus0 {
+			#address-cells = <1>;
+			#size-cells = <1>;
 			compatible = "netcope,bus,mi";
 			resource = "PCI0,BAR2";
 			pcie_telemetry@20000 {
@@ -124,7 +128,7 @@ cat > "$T/card.dts" <<'EOF'
 			};
 			pcie_telemetry@40000 {
 				compatible = "cesnet,ofm,pcie_telemetry_mi";
-				reg = <0x0 0x40000 0x0 0x10000>;
+				reg = <0x40000 0x10000>;
 			};
 			pcie_telemetry@60000 {
 				compatible = "cesnet,ofm,pcie_telemetry_mi";
@@ -140,6 +144,8 @@ cat > "$T/card.dts" <<'EOF'
 			};
 		};
 		mi_bus1 {
+			#address-cells = <2>;
+			#size-cells = <1>;
 			compatible = "netcope,bus,mi";
 			resource = "PCI0,BAR1";
 			pcie_telemetry@0 {
@@ -148,6 +154,8 @@ cat > "$T/card.dts" <<'EOF'
 			};
 		};
 		mi_bus2 {
+			#address-cells = <1>;
+			#size-cells = <1>;
 			compatible = "netcope,bus,mi";
 			resource = "PCI0,BAR2";
 			pcie_telemetry@80000 {
