@@ -39,8 +39,9 @@ int hwtel_nfb_read_fdt(const char *path, void **blob, size_t *len);
 /*
  * Every node compatible with "cesnet,ofm,pcie_telemetry_mi" of @fdt whose
  * parent is a "netcope,bus,mi" node. Returns the number found (at most
- * @max filled) or a negative errno (-EINVAL: a node without a usable reg or
- * resource; the last error names it).
+ * @max filled) or a negative errno (-EINVAL: a node without a usable
+ * resource, or whose reg is not one <offset size> entry of the bus'
+ * #address-cells and #size-cells, 1 or 2 each; the last error names it).
  */
 int hwtel_nfb_find(const void *fdt, struct hwtel_nfb_node *out, int max);
 

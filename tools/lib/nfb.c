@@ -70,7 +70,7 @@ fail:
 	return ret;
 }
 
-static uint64_t be_cell(const uint8_t *p, int cells)
+static uint64_t be_cells(const uint8_t *p, int cells)
 {
 	uint64_t v = 0;
 	int i;
@@ -80,26 +80,62 @@ static uint64_t be_cell(const uint8_t *p, int cells)
 	return v;
 }
 
-/* reg = <offset size>: 2 x u32 (8 bytes), u64 + u32 (12) or 2 x u64 (16) */
-static int parse_reg(const void *reg, int len, uint64_t *off, uint64_t *size)
+/* "#address-cells = <1>", or "#address-cells absent: 2" (libfdt's default) */
+static void cell_text(const void *fdt, int parent, const char *name, int n,
+		      char *buf, size_t size)
 {
-	const uint8_t *p = reg;
+	if (fdt_getprop(fdt, parent, name, NULL))
+		snprintf(buf, size, "%s = <%d>", name, n);
+	else
+		snprintf(buf, size, "%s absent: %d", name, n);
+}
 
-	switch (len) {
-	case 8:
-		*off = be_cell(p, 1);
-		*size = be_cell(p + 4, 1);
-		return 0;
-	case 12:
-		*off = be_cell(p, 2);
-		*size = be_cell(p + 8, 1);
-		return 0;
-	case 16:
-		*off = be_cell(p, 2);
-		*size = be_cell(p + 8, 2);
-		return 0;
-	}
-	return -EINVAL;
+/*
+ * reg of telemetry node @node (@path) under the MI bus @parent: one
+ * <offset size> entry of the parent's #address-cells and #size-cells cells
+ * (libfdt's defaults 2 and 1 where the bus has none; the NDK firmware
+ * declares 1 and 1). Each is 1 or 2 cells. A reg of several entries is
+ * refused, not cut to its first: a telemetry block has one window, and a
+ * 2 + 2 cell reg under a 1 + 1 cell bus would otherwise read as a wrong
+ * window. The end, offset + size, fits in 64 bits.
+ */
+static int parse_reg(const void *fdt, int node, int parent, const char *path,
+		     uint64_t *off, uint64_t *size)
+{
+	char bus[256], a[40], z[40], cells[96];
+	const void *reg;
+	int ac, sc, len, entry;
+
+	if (fdt_get_path(fdt, parent, bus, sizeof(bus)) < 0)
+		snprintf(bus, sizeof(bus), "?");
+	ac = fdt_address_cells(fdt, parent);
+	sc = fdt_size_cells(fdt, parent);
+	if (ac < 0 || sc < 0)
+		return hwtel_err(-EINVAL, "%s: the MI bus %s has an invalid #address-cells or #size-cells (%s)",
+				 path, bus, fdt_strerror(ac < 0 ? ac : sc));
+	cell_text(fdt, parent, "#address-cells", ac, a, sizeof(a));
+	cell_text(fdt, parent, "#size-cells", sc, z, sizeof(z));
+	snprintf(cells, sizeof(cells), "%s, %s", a, z);
+	if (ac < 1 || ac > 2 || sc < 1 || sc > 2)
+		return hwtel_err(-EINVAL, "%s: the MI bus %s has %s; an offset and a size take 1 or 2 cells each",
+				 path, bus, cells);
+	entry = 4 * (ac + sc);
+	reg = fdt_getprop(fdt, node, "reg", &len);
+	if (!reg)
+		return hwtel_err(-EINVAL, "%s: no reg; one <offset size> is %d bytes under %s (%s)",
+				 path, entry, bus, cells);
+	if (len > entry && len % entry == 0)
+		return hwtel_err(-EINVAL, "%s: reg holds %d <offset size> entries under %s (%s); a telemetry block has one window",
+				 path, len / entry, bus, cells);
+	if (len != entry)
+		return hwtel_err(-EINVAL, "%s: reg is %d bytes, but one <offset size> is %d under %s (%s)",
+				 path, len, entry, bus, cells);
+	*off = be_cells(reg, ac);
+	*size = be_cells((const uint8_t *)reg + 4 * ac, sc);
+	if (*size > UINT64_MAX - *off)
+		return hwtel_err(-EINVAL, "%s: reg offset 0x%llx + size 0x%llx does not fit in 64 bits",
+				 path, (unsigned long long)*off, (unsigned long long)*size);
+	return 0;
 }
 
 /* resource = "PCI<i>,BAR<b>" */
@@ -120,7 +156,7 @@ static int parse_resource(const char *s, int len, unsigned int *pci, unsigned in
 
 int hwtel_nfb_find(const void *fdt, struct hwtel_nfb_node *out, int max)
 {
-	int node, parent, len, n = 0;
+	int node, parent, len, ret, n = 0;
 
 	hwtel_clear_error();
 	if (fdt_check_header(fdt))
@@ -141,10 +177,9 @@ int hwtel_nfb_find(const void *fdt, struct hwtel_nfb_node *out, int max)
 		if (!prop || parse_resource(prop, len, &nd.pci, &nd.bar))
 			return hwtel_err(-EINVAL, "%s: the MI bus has no resource \"PCI<i>,BAR<b>\"",
 					 nd.path);
-		prop = fdt_getprop(fdt, node, "reg", &len);
-		if (!prop || parse_reg(prop, len, &nd.offset, &nd.size))
-			return hwtel_err(-EINVAL, "%s: reg is not <offset size> of 8, 12 or 16 bytes",
-					 nd.path);
+		ret = parse_reg(fdt, node, parent, nd.path, &nd.offset, &nd.size);
+		if (ret)
+			return ret;
 		if (n < max)
 			out[n] = nd;
 		n++;

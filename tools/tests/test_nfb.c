@@ -2,7 +2,8 @@
 /*
  * NDK card FDT parsing (libhwtel nfb.c) on blobs built here with libfdt's
  * sequential-write API: the telemetry nodes, their MI bus resource
- * "PCI<i>,BAR<b>" and every reg form (2 x u32, u64 + u32, 2 x u64).
+ * "PCI<i>,BAR<b>" and their reg, read with the MI bus' #address-cells and
+ * #size-cells (1 or 2 each).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +35,7 @@ static void be32(uint8_t *p, uint32_t v)
 /* a node @name with compatible @compat and reg of @cells 32-bit cells */
 static void node(const char *name, const char *compat, const uint32_t *cells, int ncells)
 {
-	uint8_t reg[16];
+	uint8_t reg[32];
 	int i;
 
 	fdt_begin_node(blob, name);
@@ -62,6 +63,15 @@ static void bus(const char *name, const char *compat, const char *resource)
 		fdt_property_string(blob, "resource", resource);
 }
 
+/* the open bus node's #address-cells and #size-cells; < 0: no property */
+static void cells(int ac, int sc)
+{
+	if (ac >= 0)
+		fdt_property_u32(blob, "#address-cells", (uint32_t)ac);
+	if (sc >= 0)
+		fdt_property_u32(blob, "#size-cells", (uint32_t)sc);
+}
+
 static void finish(void)
 {
 	fdt_end_node(blob);	/* firmware */
@@ -78,12 +88,17 @@ TEST(nfb_fdt_reg_forms)
 
 	begin();
 	bus("mi_bus0", MI, "PCI0,BAR0");
+	cells(1, 1);
 	node("pcie_telemetry@20000", TLM, r8, 2);
 	node("other@0", "cesnet,ofm,mi_test_space", r8, 2);
 	fdt_end_node(blob);
 	bus("mi_bus1", MI, "PCI1,BAR2");
-	node("pcie_telemetry@0", TLM, r12, 3);
-	node("pcie_telemetry@1", TLM, r16, 4);
+	cells(2, 1);
+	node("pcie_telemetry@100004000", TLM, r12, 3);
+	fdt_end_node(blob);
+	bus("mi_bus2", MI, "PCI1,BAR2");
+	cells(2, 2);
+	node("pcie_telemetry@200000000", TLM, r16, 4);
 	fdt_end_node(blob);
 	finish();
 
@@ -103,10 +118,119 @@ TEST(nfb_fdt_reg_forms)
 	CHECK_EQ(hwtel_nfb_find(blob, n, 1), 3);
 }
 
+/* one telemetry node under /firmware/mi_bus0 of cells @ac + @sc (< 0: none) */
+static int one(int ac, int sc, const uint32_t *reg, int nreg, struct hwtel_nfb_node *n)
+{
+	begin();
+	bus("mi_bus0", MI, "PCI0,BAR0");
+	cells(ac, sc);
+	node("pcie_telemetry@0", TLM, reg, nreg);
+	fdt_end_node(blob);
+	finish();
+	return hwtel_nfb_find(blob, n, 1);
+}
+
+#define TLM0 "/firmware/mi_bus0/pcie_telemetry@0: "
+
+/*
+ * reg is read with the parent MI bus' #address-cells and #size-cells (the
+ * NDK firmware declares <1> and <1>), never guessed from its length.
+ */
+TEST(nfb_fdt_parent_cells)
+{
+	static const uint32_t r8[] = { 0x20000, 0x10000 };
+	static const uint32_t r12[] = { 0x8000, 0x0, 0x10000 };
+	static const uint32_t r16[] = { 0x0, 0x40000, 0x0, 0x10000 };
+	static const uint32_t r4[] = { 0x20000 };
+	static const uint32_t end_max[] = { 0xffffffff, 0xffff0000, 0x0, 0xffff };
+	static const uint32_t end_2_64[] = { 0xffffffff, 0xffff0000, 0x0, 0x10000 };
+	static const uint32_t wrap[] = { 0xffffffff, 0xffff0000, 0x1, 0x0 };
+	struct hwtel_nfb_node n[4];
+
+	/* the same 12 bytes under 2 + 1 and 1 + 2 cells; 1 + 1; 2 + 2 */
+	begin();
+	bus("mi_bus0", MI, "PCI0,BAR0");
+	cells(2, 1);
+	node("pcie_telemetry@800000000000", TLM, r12, 3);
+	fdt_end_node(blob);
+	bus("mi_bus1", MI, "PCI0,BAR2");
+	cells(1, 2);
+	node("pcie_telemetry@8000", TLM, r12, 3);
+	fdt_end_node(blob);
+	bus("mi_bus2", MI, "PCI1,BAR0");
+	cells(1, 1);
+	node("pcie_telemetry@20000", TLM, r8, 2);
+	fdt_end_node(blob);
+	bus("mi_bus3", MI, "PCI1,BAR4");
+	cells(2, 2);
+	node("pcie_telemetry@40000", TLM, r16, 4);
+	fdt_end_node(blob);
+	finish();
+	CHECK_EQ(hwtel_nfb_find(blob, n, 4), 4);
+	CHECK_STR(hwtel_last_error(), "");
+	CHECK_U64(n[0].offset, 0x800000000000ull);
+	CHECK_U64(n[0].size, 0x10000);
+	CHECK_U64(n[1].offset, 0x8000);
+	CHECK_U64(n[1].size, 0x10000);
+	CHECK_U64(n[2].offset, 0x20000);
+	CHECK_U64(n[2].size, 0x10000);
+	CHECK_U64(n[3].offset, 0x40000);
+	CHECK_U64(n[3].size, 0x10000);
+
+	/* no cells on the bus: libfdt's (and the DT spec's) defaults 2 and 1 */
+	CHECK_EQ(one(-1, -1, r12, 3, n), 1);
+	CHECK_U64(n[0].offset, 0x800000000000ull);
+	CHECK_U64(n[0].size, 0x10000);
+	CHECK_EQ(one(-1, -1, r8, 2, n), -EINVAL);
+	CHECK_STR(hwtel_last_error(), TLM0 "reg is 8 bytes, but one <offset size> is 12 under "
+		  "/firmware/mi_bus0 (#address-cells absent: 2, #size-cells absent: 1)");
+	CHECK_EQ(one(1, -1, r8, 2, n), 1);
+	CHECK_U64(n[0].offset, 0x20000);
+
+	/* 16 bytes under 1 + 1: two <offset size> entries, refused */
+	CHECK_EQ(one(1, 1, r16, 4, n), -EINVAL);
+	CHECK_STR(hwtel_last_error(), TLM0 "reg holds 2 <offset size> entries under "
+		  "/firmware/mi_bus0 (#address-cells = <1>, #size-cells = <1>); "
+		  "a telemetry block has one window");
+	/* 8 and 12 bytes under 2 + 2, 4 under 1 + 1 */
+	CHECK_EQ(one(2, 2, r8, 2, n), -EINVAL);
+	CHECK_STR(hwtel_last_error(), TLM0 "reg is 8 bytes, but one <offset size> is 16 under "
+		  "/firmware/mi_bus0 (#address-cells = <2>, #size-cells = <2>)");
+	CHECK_EQ(one(2, 2, r12, 3, n), -EINVAL);
+	CHECK_EQ(one(1, 1, r4, 1, n), -EINVAL);
+	CHECK_STR(hwtel_last_error(), TLM0 "reg is 4 bytes, but one <offset size> is 8 under "
+		  "/firmware/mi_bus0 (#address-cells = <1>, #size-cells = <1>)");
+	CHECK_EQ(one(1, 1, r4, 0, n), -EINVAL);
+	CHECK_STR(hwtel_last_error(), TLM0 "no reg; one <offset size> is 8 bytes under "
+		  "/firmware/mi_bus0 (#address-cells = <1>, #size-cells = <1>)");
+
+	/* cells other than 1 or 2 */
+	CHECK_EQ(one(3, 1, r16, 4, n), -EINVAL);
+	CHECK_STR(hwtel_last_error(), TLM0 "the MI bus /firmware/mi_bus0 has #address-cells = <3>, "
+		  "#size-cells = <1>; an offset and a size take 1 or 2 cells each");
+	CHECK_EQ(one(1, 0, r4, 1, n), -EINVAL);
+	CHECK_STR(hwtel_last_error(), TLM0 "the MI bus /firmware/mi_bus0 has #address-cells = <1>, "
+		  "#size-cells = <0>; an offset and a size take 1 or 2 cells each");
+	/* past FDT_MAX_NCELLS: libfdt refuses the property itself */
+	CHECK_EQ(one(1, 5, r4, 1, n), -EINVAL);
+	CHECK_STR(hwtel_last_error(), TLM0 "the MI bus /firmware/mi_bus0 has an invalid "
+		  "#address-cells or #size-cells (FDT_ERR_BADNCELLS)");
+
+	/* the end, offset + size, must fit in 64 bits: 2^64 - 1 does, 2^64 does not */
+	CHECK_EQ(one(2, 2, end_max, 4, n), 1);
+	CHECK_U64(n[0].offset, 0xffffffffffff0000ull);
+	CHECK_U64(n[0].size, 0xffff);
+	CHECK_EQ(one(2, 2, end_2_64, 4, n), -EINVAL);
+	CHECK_STR(hwtel_last_error(), TLM0 "reg offset 0xffffffffffff0000 + size 0x10000 "
+		  "does not fit in 64 bits");
+	CHECK_EQ(one(2, 2, wrap, 4, n), -EINVAL);
+	CHECK_STR(hwtel_last_error(), TLM0 "reg offset 0xffffffffffff0000 + size 0x100000000 "
+		  "does not fit in 64 bits");
+}
+
 TEST(nfb_fdt_refusals)
 {
 	static const uint32_t r8[] = { 0x20000, 0x10000 };
-	static const uint32_t r4[] = { 0x20000 };
 	struct hwtel_nfb_node n[2];
 	const char *bad_res[] = { "PCI0,BAR6", "PCI0,BARx", "PCI0", "PCI0,BAR0 ", "pci0,bar0" };
 	unsigned int i;
@@ -130,20 +254,7 @@ TEST(nfb_fdt_refusals)
 		CHECK(strstr(hwtel_last_error(), "resource \"PCI<i>,BAR<b>\"") != NULL);
 	}
 
-	/* reg of one cell, and none */
-	begin();
-	bus("mi_bus0", MI, "PCI0,BAR0");
-	node("pcie_telemetry@20000", TLM, r4, 1);
-	fdt_end_node(blob);
-	finish();
-	CHECK_EQ(hwtel_nfb_find(blob, n, 2), -EINVAL);
-	CHECK(strstr(hwtel_last_error(), "reg is not <offset size>") != NULL);
-	begin();
-	bus("mi_bus0", MI, "PCI0,BAR0");
-	node("pcie_telemetry@20000", TLM, r4, 0);
-	fdt_end_node(blob);
-	finish();
-	CHECK_EQ(hwtel_nfb_find(blob, n, 2), -EINVAL);
+	/* a bad reg: nfb_fdt_parent_cells */
 
 	/* no telemetry node at all */
 	begin();
@@ -165,6 +276,7 @@ TEST(nfb_read_fdt_file)
 
 	begin();
 	bus("mi_bus0", MI, "PCI0,BAR0");
+	cells(1, 1);
 	node("pcie_telemetry@8000", TLM, r8, 2);
 	fdt_end_node(blob);
 	finish();
@@ -213,9 +325,11 @@ static void card_file(char *path)
 
 	begin();
 	bus("mi_bus0", MI, "PCI0,BAR0");
+	cells(1, 1);
 	node("pcie_telemetry@20000", TLM, r8, 2);
 	fdt_end_node(blob);
 	bus("mi_bus1", MI, "PCI1,BAR2");
+	cells(2, 2);
 	node("pcie_telemetry@8000", TLM, r16, 4);
 	fdt_end_node(blob);
 	finish();
@@ -299,6 +413,32 @@ TEST(nfb_cli)
 	CHECK(strstr(err, "cannot open /nonexistent/fdt") != NULL);
 	CHECK_EQ(run("fixtures/none", A("--help")), 0);
 	CHECK(strstr(out, "usage: hwtel nfb list|attach|detach") != NULL);
+	unlink(path);
+}
+
+/* a reg that does not match its bus' cells: exit 1, the node and cells named */
+TEST(nfb_cli_bad_reg)
+{
+	static const uint32_t r16[] = { 0x0, 0x8000, 0x0, 0x4000 };
+	char path[] = "/tmp/hwtel-nfb-XXXXXX";
+	int fd;
+
+	begin();
+	bus("mi_bus0", MI, "PCI0,BAR0");
+	cells(1, 1);
+	node("pcie_telemetry@8000", TLM, r16, 4);
+	fdt_end_node(blob);
+	finish();
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK_EQ(write(fd, blob, fdt_totalsize(blob)), (long long)fdt_totalsize(blob));
+	close(fd);
+	CHECK_EQ(run("fixtures/none", A("list", "--fdt", path, "--pci", "0000:03:00.0")),
+		 HWTEL_EXIT_FAIL);
+	CHECK_STR(out, "");
+	CHECK_STR(err, "hwtel nfb: error: /firmware/mi_bus0/pcie_telemetry@8000: reg holds 2 "
+		       "<offset size> entries under /firmware/mi_bus0 (#address-cells = <1>, "
+		       "#size-cells = <1>); a telemetry block has one window\n");
 	unlink(path);
 }
 
