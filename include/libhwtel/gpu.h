@@ -162,6 +162,17 @@ struct hwtel_gpu_report {
 	uint64_t carried_ns;
 	/* Appended: the operating point at t1 exactly (opp is rounded to MHz, mV) */
 	uint64_t opp_hz, opp_uv;
+	/*
+	 * Appended: in the cumulative report of the Mali source only (else 0
+	 * and NULL), the process lives that ended and were reported, summed
+	 * per name (comm, "" when unknown), in name order. Such a life is in @consumers up to
+	 * the report of the interval in which it ended, then in @exited:
+	 * pid 0, life the number of lives summed, cmdline "", energy_upj the
+	 * sum of the lives' rounded energies. See "Process lives in memory"
+	 * in Documentation/userspace-api/hwtel.rst.
+	 */
+	unsigned int nexited;
+	struct hwtel_gpu_consumer *exited;
 };
 
 struct hwtel_gpu;
@@ -231,7 +242,10 @@ struct hwtel_gpu_procmon;
 int hwtel_gpu_procmon_start(struct hwtel_gpu_procmon **out);
 /* Events the kernel dropped (socket buffer overrun) */
 unsigned long hwtel_gpu_procmon_lost(struct hwtel_gpu_procmon *m);
-/* Hand the lives seen so far to @g */
+/*
+ * Hand to @g (always the same one) the lives that began, changed or ended
+ * since the last call; the monitor then forgets the lives that ended.
+ */
 int hwtel_gpu_procmon_lives(struct hwtel_gpu_procmon *m, struct hwtel_gpu *g);
 void hwtel_gpu_procmon_stop(struct hwtel_gpu_procmon *m);
 /* Fill the names the process events did not give from /proc (processes

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,7 +192,28 @@ struct cons {
 	int pid;
 	int life;		/* index into lives, -1: none known */
 	uint64_t first;		/* START of its first job */
+	bool pin;		/* a unit runs or queues a job of it */
 	struct acc a[NSETS];
+};
+
+/*
+ * The lives that ended and were reported, summed per name (fold_ended()):
+ * upj is the sum of their rounded energies, as the Prometheus counter of
+ * the name summed them while they were rows. One entry per name, as the
+ * Prometheus series: no cap that would move a name's lives to another
+ * entry and its counter to another series.
+ */
+struct fold {
+	char comm[32];
+	unsigned long lives;
+	uint64_t upj;
+	struct acc a;
+};
+
+/* Lives of a PID folded, for the life numbers of its later lives */
+struct pid_count {
+	int pid;
+	unsigned int n;		/* 0: a free slot */
 };
 
 /* Job time after a record gap, billed only when the job's STOP is seen */
@@ -239,6 +261,10 @@ struct hwtel_gpu {
 	unsigned int nlives;
 	struct cons *cons;
 	unsigned int ncons;
+	struct fold *fold;
+	unsigned int nfold;
+	struct pid_count *pids;	/* open addressing, size npids_cap (a power of 2) */
+	unsigned int npids, npids_cap;
 
 	struct unit_state unit[HWTEL_GPU_UNITS];
 	struct acc total[NSETS];
@@ -298,11 +324,15 @@ void hwtel_gpu_free(struct hwtel_gpu *g)
 
 	if (!g)
 		return;
-	for (i = 0; i < NSETS; i++)
+	for (i = 0; i < NSETS; i++) {
 		free(g->rep[i].consumers);
+		free(g->rep[i].exited);
+	}
 	free(g->table);
 	free(g->lives);
 	free(g->cons);
+	free(g->fold);
+	free(g->pids);
 	free(g->ev);
 	free(g);
 }
@@ -863,6 +893,189 @@ static int cons_cmp(const void *a, const void *b)
 	return x->life < y->life ? -1 : x->life > y->life;
 }
 
+static unsigned int pid_slot(const struct hwtel_gpu *g, int pid)
+{
+	unsigned int i = ((unsigned int)pid * 2654435761u) & (g->npids_cap - 1);
+
+	while (g->pids[i].n && g->pids[i].pid != pid)
+		i = (i + 1) & (g->npids_cap - 1);
+	return i;
+}
+
+/* The lives of @pid folded so far */
+static unsigned int pid_folded(const struct hwtel_gpu *g, int pid)
+{
+	return g->npids_cap ? g->pids[pid_slot(g, pid)].n : 0;
+}
+
+static int pid_fold(struct hwtel_gpu *g, int pid)
+{
+	unsigned int i;
+
+	if (2 * (g->npids + 1) > g->npids_cap) {
+		struct pid_count *old = g->pids;
+		unsigned int ocap = g->npids_cap, nc = ocap ? 2 * ocap : 256;
+
+		g->pids = calloc(nc, sizeof(*g->pids));
+		if (!g->pids) {
+			g->pids = old;
+			return -ENOMEM;
+		}
+		g->npids_cap = nc;
+		for (i = 0; i < ocap; i++)
+			if (old[i].n)
+				g->pids[pid_slot(g, old[i].pid)] = old[i];
+		free(old);
+	}
+	i = pid_slot(g, pid);
+	if (!g->pids[i].n) {
+		g->pids[i].pid = pid;
+		g->npids++;
+	}
+	g->pids[i].n++;
+	return 0;
+}
+
+/* The summed lives of @comm, a new entry if needed; NULL on ENOMEM */
+static struct fold *fold_of(struct hwtel_gpu *g, const char *comm)
+{
+	unsigned int i;
+	void *n;
+
+	for (i = 0; i < g->nfold; i++)
+		if (!strcmp(g->fold[i].comm, comm))
+			return &g->fold[i];
+	n = realloc(g->fold, (g->nfold + 1) * sizeof(*g->fold));
+	if (!n)
+		return NULL;
+	g->fold = n;
+	memset(&g->fold[g->nfold], 0, sizeof(*g->fold));
+	snprintf(g->fold[g->nfold].comm, sizeof(g->fold[0].comm), "%s", comm);
+	return &g->fold[g->nfold++];
+}
+
+/*
+ * At the end of an interval (its reports built): the consumers whose life
+ * ended by @t1 and whose jobs are all over are summed into their name's
+ * entry of fold[] and freed; so are the lives that ended by @t1 and have
+ * no consumer left. A job that starts later is not theirs: it starts after
+ * their end, so it belongs to a later life of the PID (or to none known
+ * yet). Both arrays then hold the lives alive at @t1 or ended after it,
+ * and the consumers of those and of PIDs without a known life.
+ */
+static void fold_ended(struct hwtel_gpu *g, uint64_t t1)
+{
+	unsigned int i, j, n, *map;
+	struct fold *f;
+
+	if (!g->ncons && !g->nlives)
+		return;
+	map = malloc((g->ncons > g->nlives ? g->ncons : g->nlives) * sizeof(*map));
+	if (!map)
+		return;		/* kept until the next interval */
+	for (i = 0; i < g->ncons; i++)
+		g->cons[i].pin = false;
+	for (i = 0; i < HWTEL_GPU_UNITS; i++) {
+		const struct unit_state *u = &g->unit[i];
+
+		if (!u->open)
+			continue;
+		g->cons[u->cons].pin = true;
+		for (j = 0; j < u->nq; j++)
+			g->cons[u->q[j].cons].pin = true;
+	}
+	for (i = n = 0; i < g->ncons; i++) {
+		const struct cons *c = &g->cons[i];
+		const struct acc *a = &c->a[SET_CUM];
+
+		if (!c->pin && c->life >= 0 && g->lives[c->life].end <= t1 &&
+		    (f = fold_of(g, g->lives[c->life].comm)) != NULL) {
+			for (j = 0; j < HWTEL_GPU_UNITS; j++) {
+				f->a.busy[j] += a->busy[j];
+				f->a.jobs[j] += a->jobs[j];
+			}
+			f->a.unpriced_ns += a->unpriced_ns;
+			f->a.carried_ns += a->carried_ns;
+			f->a.raw += a->raw;
+			f->upj += raw_to_upj(a->raw);
+			f->lives++;
+			map[i] = UINT_MAX;
+			continue;
+		}
+		map[i] = n;
+		g->cons[n++] = *c;
+	}
+	g->ncons = n;
+	for (i = 0; i < HWTEL_GPU_UNITS; i++) {
+		struct unit_state *u = &g->unit[i];
+
+		if (!u->open)
+			continue;
+		u->cons = map[u->cons];
+		for (j = 0; j < u->nq; j++)
+			u->q[j].cons = map[u->q[j].cons];
+	}
+	/* the lives: map[] is UINT_MAX - 1 for the ones a consumer keeps */
+	for (j = 0; j < g->nlives; j++)
+		map[j] = 0;
+	for (i = 0; i < g->ncons; i++)
+		if (g->cons[i].life >= 0)
+			map[g->cons[i].life] = UINT_MAX - 1;
+	for (j = n = 0; j < g->nlives; j++) {
+		if (map[j] != UINT_MAX - 1 && g->lives[j].end <= t1 &&
+		    !pid_fold(g, g->lives[j].pid)) {
+			map[j] = UINT_MAX;
+			continue;
+		}
+		map[j] = n;
+		g->lives[n++] = g->lives[j];
+	}
+	g->nlives = n;
+	for (i = 0; i < g->ncons; i++)
+		if (g->cons[i].life >= 0)
+			g->cons[i].life = (int)map[g->cons[i].life];
+	free(map);
+}
+
+static int fold_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct hwtel_gpu_consumer *)a)->comm,
+		      ((const struct hwtel_gpu_consumer *)b)->comm);
+}
+
+/* The cumulative report's rows of the lives summed per name, in name order */
+static int build_exited(struct hwtel_gpu *g, struct hwtel_gpu_report *r)
+{
+	const struct acc *t = &g->total[SET_CUM];
+	unsigned int i, k;
+
+	if (!g->nfold)
+		return 0;
+	r->exited = calloc(g->nfold, sizeof(*r->exited));
+	if (!r->exited)
+		return hwtel_err(-ENOMEM, "out of memory");
+	for (i = 0; i < g->nfold; i++) {
+		const struct fold *f = &g->fold[i];
+		struct hwtel_gpu_consumer *o = &r->exited[i];
+
+		o->life = f->lives > UINT_MAX ? UINT_MAX : (unsigned int)f->lives;
+		snprintf(o->comm, sizeof(o->comm), "%s", f->comm);
+		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+			o->busy_ns[k] = f->a.busy[k];
+			o->jobs[k] = f->a.jobs[k];
+			o->busy_total_ns += f->a.busy[k];
+		}
+		o->unpriced_ns = f->a.unpriced_ns;
+		o->energy_upj = f->upj;
+		o->energy_pj = raw_to_pj(f->a.raw);
+		o->mean_pw = r->seconds > 0 ? o->energy_pj / r->seconds : 0;
+		o->share = t->raw ? (double)f->a.raw / (double)t->raw : 0;
+	}
+	r->nexited = g->nfold;
+	qsort(r->exited, r->nexited, sizeof(*r->exited), fold_cmp);
+	return 0;
+}
+
 static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 {
 	struct hwtel_gpu_report *r = &g->rep[s];
@@ -870,6 +1083,7 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 	unsigned int i, k, n = 0;
 
 	free(r->consumers);
+	free(r->exited);
 	memset(r, 0, sizeof(*r));
 	r->t0_ns = t0;
 	r->t1_ns = t1;
@@ -898,6 +1112,8 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 			const struct life *l = &g->lives[c->life];
 			unsigned int j;
 
+			/* the lives of the PID before it, folded or kept */
+			o->life = pid_folded(g, c->pid);
 			for (j = 0; j < g->nlives; j++)
 				if (g->lives[j].pid == c->pid && g->lives[j].start < l->start)
 					o->life++;
@@ -946,7 +1162,7 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 	memcpy(r->unbilled_ns, g->unbilled[s], sizeof(r->unbilled_ns));
 	r->overflows = g->cnt[s][C_OVERFLOW];
 	r->overflow_ns = g->overflow_ns[s];
-	return 0;
+	return s == SET_CUM ? build_exited(g, r) : 0;
 }
 
 int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
@@ -1026,9 +1242,16 @@ int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
 	g->t0 = t1_ns;
 	if (ret)
 		return ret;
+	fold_ended(g, t1_ns);
 	if (out)
 		*out = &g->rep[SET_IVL];
 	return 0;
+}
+
+void hwtel_gpu_retained(const struct hwtel_gpu *g, unsigned int *lives, unsigned int *consumers)
+{
+	*lives = g->nlives;
+	*consumers = g->ncons;
 }
 
 const struct hwtel_gpu_report *hwtel_gpu_cumulative(const struct hwtel_gpu *g)

@@ -531,14 +531,16 @@ static int prom_comm_cmp(const void *a, const void *b)
 /* The consumers of @cum by name, sorted by name; NULL on ENOMEM */
 static struct prom_comm *prom_by_comm(const struct hwtel_gpu_report *cum, unsigned int *n)
 {
-	struct prom_comm *pc = calloc(cum->nconsumers ? cum->nconsumers : 1, sizeof(*pc));
-	unsigned int i, j, k;
+	unsigned int rows = cum->nconsumers + cum->nexited, i, j, k;
+	struct prom_comm *pc = calloc(rows ? rows : 1, sizeof(*pc));
 
 	*n = 0;
 	if (!pc)
 		return NULL;
-	for (i = 0; i < cum->nconsumers; i++) {
-		const struct hwtel_gpu_consumer *c = &cum->consumers[i];
+	/* the lives alive or just ended, then those summed per name (exited) */
+	for (i = 0; i < rows; i++) {
+		const struct hwtel_gpu_consumer *c = i < cum->nconsumers ? &cum->consumers[i] :
+			&cum->exited[i - cum->nconsumers];
 		const char *name = c->comm[0] ? c->comm : "[unknown]";
 
 		for (j = 0; j < *n; j++)

@@ -9,7 +9,9 @@
  * and, for every fork, exec, comm change and exit of a process (thread
  * group leaders only), reads /proc/PID/comm and cmdline at once, while the
  * process still exists. Each process life (fork or exec .. exit) becomes a
- * hwtel_gpu_add_life() record, which also tells reused PIDs apart.
+ * hwtel_gpu_add_life() record, which also tells reused PIDs apart. A life
+ * is handed again only when it changed, and forgotten once it was handed
+ * ended: the monitor keeps the lives alive, not every life it saw.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +34,7 @@
 struct pm_life {
 	int pid;
 	uint64_t start, end;	/* UNIX ns; 0 / UINT64_MAX = open */
+	bool dirty;		/* changed since it was handed to the engine */
 	char comm[32];
 	char cmdline[256];
 };
@@ -127,6 +130,7 @@ static struct pm_life *new_life(struct hwtel_gpu_procmon *m, int pid, uint64_t s
 	l->pid = pid;
 	l->start = start;
 	l->end = UINT64_MAX;
+	l->dirty = true;
 	return l;
 }
 
@@ -158,8 +162,10 @@ static void handle(struct hwtel_gpu_procmon *m, const struct proc_event *ev)
 		if (ev->event_data.fork.child_pid != ev->event_data.fork.child_tgid)
 			return;		/* a thread */
 		l = open_life(m, ev->event_data.fork.child_tgid);
-		if (l)
+		if (l) {
 			l->end = ts;	/* its exit was lost */
+			l->dirty = true;
+		}
 		l = new_life(m, ev->event_data.fork.child_tgid, ts);
 		if (l)
 			refresh(l);
@@ -175,6 +181,7 @@ static void handle(struct hwtel_gpu_procmon *m, const struct proc_event *ev)
 			l->comm[0] = '\0';
 			l->cmdline[0] = '\0';
 			refresh(l);
+			l->dirty = true;
 		}
 		break;
 	case PROC_EVENT_COMM:
@@ -188,6 +195,7 @@ static void handle(struct hwtel_gpu_procmon *m, const struct proc_event *ev)
 				 (int)sizeof(ev->event_data.comm.comm), ev->event_data.comm.comm);
 			if (!l->cmdline[0])
 				refresh(l);
+			l->dirty = true;
 		}
 		break;
 	case PROC_EVENT_EXIT:
@@ -200,6 +208,7 @@ static void handle(struct hwtel_gpu_procmon *m, const struct proc_event *ev)
 			if (!l->comm[0])
 				refresh(l);	/* still there until reaped */
 			l->end = ts;
+			l->dirty = true;
 		}
 		break;
 	default:
@@ -344,19 +353,38 @@ void hwtel_gpu_procmon_event(struct hwtel_gpu_procmon *m, const struct proc_even
 
 int hwtel_gpu_procmon_lives(struct hwtel_gpu_procmon *m, struct hwtel_gpu *g)
 {
-	unsigned int i;
+	unsigned int i, n = 0;
 	int ret = 0;
 
 	hwtel_clear_error();
 	if (!m)
 		return 0;
 	pthread_mutex_lock(&m->lock);
-	for (i = 0; i < m->n && !ret; i++) {
-		const struct pm_life *l = &m->lives[i];
-		ret = hwtel_gpu_add_life(g, l->pid, l->start, l->end, l->comm, l->cmdline);
+	for (i = 0; i < m->n; i++) {
+		struct pm_life *l = &m->lives[i];
+
+		if (l->dirty && !ret) {
+			ret = hwtel_gpu_add_life(g, l->pid, l->start, l->end, l->comm, l->cmdline);
+			if (!ret)
+				l->dirty = false;
+		}
+		/* the engine has an ended life's final record: forgotten here */
+		if (l->dirty || l->end == UINT64_MAX)
+			m->lives[n++] = *l;
 	}
+	m->n = n;
 	pthread_mutex_unlock(&m->lock);
 	return ret;
+}
+
+unsigned int hwtel_gpu_procmon_retained(struct hwtel_gpu_procmon *m)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&m->lock);
+	n = m->n;
+	pthread_mutex_unlock(&m->lock);
+	return n;
 }
 
 unsigned long hwtel_gpu_procmon_lost(struct hwtel_gpu_procmon *m)

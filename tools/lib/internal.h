@@ -141,5 +141,13 @@ bool hwtel_read_proc_name(const char *root, int pid, char *comm, size_t clen,
 struct proc_event;
 struct hwtel_gpu_procmon *hwtel_gpu_procmon_fake(int64_t (*mono_to_real)(void));
 void hwtel_gpu_procmon_event(struct hwtel_gpu_procmon *m, const struct proc_event *ev);
+/*
+ * For tests: what is kept in memory. The process lives and the consumers
+ * (one per life, or per PID when no life is known) of @g; the lives the
+ * monitor @m holds.
+ */
+struct hwtel_gpu;
+void hwtel_gpu_retained(const struct hwtel_gpu *g, unsigned int *lives, unsigned int *consumers);
+unsigned int hwtel_gpu_procmon_retained(struct hwtel_gpu_procmon *m);
 
 #endif /* _HWTEL_INTERNAL_H */

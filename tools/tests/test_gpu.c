@@ -1114,8 +1114,8 @@ static int64_t fake_mono_to_real(void)
 	return fake_offset;
 }
 
-static void pm_event(struct hwtel_gpu_procmon *m, unsigned int what, uint64_t mono_ns,
-		     const char *comm)
+static void pm_event_pid(struct hwtel_gpu_procmon *m, unsigned int what, uint64_t mono_ns,
+			 int pid, const char *comm)
 {
 	union {
 		struct proc_event ev;
@@ -1128,17 +1128,23 @@ static void pm_event(struct hwtel_gpu_procmon *m, unsigned int what, uint64_t mo
 	switch (what) {
 	case PROC_EVENT_FORK:
 		u.ev.event_data.fork.parent_pid = u.ev.event_data.fork.parent_tgid = 1;
-		u.ev.event_data.fork.child_pid = u.ev.event_data.fork.child_tgid = 4200001;
+		u.ev.event_data.fork.child_pid = u.ev.event_data.fork.child_tgid = pid;
 		break;
 	case PROC_EVENT_COMM:
-		u.ev.event_data.comm.process_pid = u.ev.event_data.comm.process_tgid = 4200001;
+		u.ev.event_data.comm.process_pid = u.ev.event_data.comm.process_tgid = pid;
 		snprintf(u.ev.event_data.comm.comm, sizeof(u.ev.event_data.comm.comm), "%s", comm);
 		break;
 	default:
-		u.ev.event_data.exit.process_pid = u.ev.event_data.exit.process_tgid = 4200001;
+		u.ev.event_data.exit.process_pid = u.ev.event_data.exit.process_tgid = pid;
 		break;
 	}
 	hwtel_gpu_procmon_event(m, &u.ev);
+}
+
+static void pm_event(struct hwtel_gpu_procmon *m, unsigned int what, uint64_t mono_ns,
+		     const char *comm)
+{
+	pm_event_pid(m, what, mono_ns, 4200001, comm);
 }
 
 TEST(gpu_clock_step_lives)
@@ -1179,6 +1185,272 @@ TEST(gpu_clock_step_lives)
 		CHECK_U64(c->energy_upj, upj(raw(1 * MS, 266, 1000)));
 	}
 	hwtel_gpu_procmon_stop(m);
+	hwtel_gpu_free(g);
+}
+
+/*
+ * Issue 20, "the library keeps every process life in memory": an always-on
+ * exporter (-w) on a build farm sees millions of short processes. Here
+ * 10^5 lives, 100 forked per 10 ms interval, each named by a COMM event
+ * ("cc1", "as" or "ld"), running one job of 1..7 us 10 us after its fork
+ * and exiting 15 ms after it (in the next interval or the one after);
+ * their PIDs (above PID_MAX_LIMIT: no host process) come back every 3000
+ * lives; one "Xorg" lives throughout with a job per interval. The operating
+ * point alternates per interval between 266 MHz 1000 mV and 400 MHz 900 mV.
+ * After each interval the lives and consumers kept by the library and the
+ * lives kept by the process monitor are no more than the processes alive;
+ * every interval's rows carry the right life number; the Prometheus
+ * counter of each name is the sum of its lives' energies (each rounded to
+ * the uPJ, as this test computes them), at every interval.
+ */
+#define LB_PID		4200001
+#define LB_REUSE	3000
+#define LB_PER		100
+#define LB_XORG		(LB_PID + 5000)
+
+static uint64_t prom_upj(const char *out, const char *comm)
+{
+	char key[96];
+	const char *p;
+	unsigned long long a = 0, b = 0;
+
+	snprintf(key, sizeof(key), "\nhwtel_gpu_energy_pseudojoules_total{comm=\"%s\"} ", comm);
+	p = out ? strstr(out, key) : NULL;
+	if (!p || sscanf(p + strlen(key), "%llu.%llu", &a, &b) != 2)
+		return UINT64_MAX;
+	return a * 1000000ull + b;
+}
+
+TEST(gpu_lives_bounded)
+{
+	static const char *const names[] = { "cc1", "as", "ld" };
+	const unsigned long nlives = 100000, nivl = nlives / LB_PER;
+	const uint64_t ivl = 10 * MS, us = 1000;
+	uint64_t want[3] = { 0 }, want_ivl = 0, got_ivl = 0, xorg_want = 0, got_cum = 0;
+	const struct hwtel_gpu_report *cum;
+	unsigned long summed = 0;
+	unsigned __int128 xorg_raw = 0;
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	struct hwtel_gpu_procmon *m;
+	unsigned long k, next_exit = 0, alive = 0, fails = 0;
+
+	fake_offset = (int64_t)T0;	/* CLOCK_MONOTONIC 0 is T0 */
+	m = hwtel_gpu_procmon_fake(fake_mono_to_real);
+	CHECK(m != NULL);
+	if (!m) {
+		hwtel_gpu_free(g);
+		return;
+	}
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	hwtel_gpu_begin(g, T0);
+	pm_event_pid(m, PROC_EVENT_FORK, 0, LB_XORG, NULL);
+	pm_event_pid(m, PROC_EVENT_COMM, 0, LB_XORG, "Xorg");
+	alive = 1;
+	for (k = 0; k < nivl && !fails; k++) {
+		const struct hwtel_gpu_report *r = NULL;
+		uint64_t t = k * ivl, mhz = k % 2 ? 400 : 266, mv = k % 2 ? 900 : 1000;
+		unsigned int lives = 0, cons = 0, i;
+		unsigned long j;
+		char *out;
+
+		/* process events up to the end of the interval, in time order */
+		for (j = 0; j < LB_PER; j++) {
+			unsigned long n = k * LB_PER + j;
+			uint64_t fork_t = t + j * 100 * us;
+
+			while (next_exit < n && (next_exit / LB_PER) * ivl +
+			       (next_exit % LB_PER) * 100 * us + 15 * MS <= fork_t) {
+				pm_event_pid(m, PROC_EVENT_EXIT, (next_exit / LB_PER) * ivl +
+					     (next_exit % LB_PER) * 100 * us + 15 * MS,
+					     (int)(LB_PID + next_exit % LB_REUSE), NULL);
+				next_exit++;
+				alive--;
+			}
+			pm_event_pid(m, PROC_EVENT_FORK, fork_t, (int)(LB_PID + n % LB_REUSE), NULL);
+			pm_event_pid(m, PROC_EVENT_COMM, fork_t + 1 * us, (int)(LB_PID + n % LB_REUSE),
+				     names[n % 3]);
+			alive++;
+		}
+		while (next_exit < (k + 1) * LB_PER && (next_exit / LB_PER) * ivl +
+		       (next_exit % LB_PER) * 100 * us + 15 * MS < t + ivl) {
+			pm_event_pid(m, PROC_EVENT_EXIT, (next_exit / LB_PER) * ivl +
+				     (next_exit % LB_PER) * 100 * us + 15 * MS,
+				     (int)(LB_PID + next_exit % LB_REUSE), NULL);
+			next_exit++;
+			alive--;
+		}
+		CHECK_EQ(hwtel_gpu_procmon_lives(m, g), 0);
+		/* the GPU's events of the interval */
+		begin_stream();
+		fprintf(sf, "%llu %u %llu %llu 0 0 0\n", (unsigned long long)(T0 + t), GPU_FV,
+			(unsigned long long)mhz, (unsigned long long)mv);
+		for (j = 0; j < LB_PER; j++) {
+			unsigned long n = k * LB_PER + j;
+			uint64_t start = t + j * 100 * us + 10 * us, d = (n % 7 + 1) * us;
+
+			fprintf(sf, "%llu %u %lu 0 0 0 0\n", (unsigned long long)(T0 + start),
+				START(PP(j % 4)), (unsigned long)(LB_PID + n % LB_REUSE));
+			fprintf(sf, "%llu %u 0 0 0 0 0\n", (unsigned long long)(T0 + start + d),
+				STOP(PP(j % 4)));
+			want[n % 3] += upj(raw(d, mhz, mv));
+			want_ivl += upj(raw(d, mhz, mv));
+		}
+		fprintf(sf, "%llu %u %d 0 0 0 0\n", (unsigned long long)(T0 + t + 5 * MS + 50 * us),
+			START(GP0), LB_XORG);
+		fprintf(sf, "%llu %u 0 0 0 0 0\n", (unsigned long long)(T0 + t + 5 * MS + 90 * us),
+			STOP(GP0));
+		xorg_raw += raw(40 * us, mhz, mv);
+		want_ivl += upj(raw(40 * us, mhz, mv));
+		CHECK_EQ(feed_stream(g), 0);
+		CHECK_EQ(hwtel_gpu_interval(g, T0 + t + ivl, &r), 0);
+		if (!r) {
+			fails++;
+			break;
+		}
+		/* every row: the life its PID's reuse gives */
+		for (i = 0; i < r->nconsumers; i++) {
+			const struct hwtel_gpu_consumer *c = &r->consumers[i];
+			unsigned long n = k * LB_PER;
+
+			got_ivl += c->energy_upj;
+			if (c->pid == LB_XORG) {
+				if (c->life != 0 || strcmp(c->comm, "Xorg"))
+					fails++;
+				continue;
+			}
+			while (n < (k + 1) * LB_PER && LB_PID + n % LB_REUSE != (unsigned long)c->pid)
+				n++;
+			if (n == (k + 1) * LB_PER || c->life != n / LB_REUSE ||
+			    strcmp(c->comm, names[n % 3]))
+				fails++;
+		}
+		CHECK_EQ(r->nconsumers, LB_PER + 1);
+		hwtel_gpu_retained(g, &lives, &cons);
+		if (lives > alive || cons > alive || hwtel_gpu_procmon_retained(m) > alive) {
+			printf("#   interval %lu: %lu processes alive; the library keeps %u lives and %u consumers, the monitor %u lives\n",
+			       k, alive, lives, cons, hwtel_gpu_procmon_retained(m));
+			fails++;
+		}
+		xorg_want = upj(xorg_raw);
+		out = render(g, r);
+		for (i = 0; i < 3; i++)
+			if (prom_upj(out, names[i]) != want[i]) {
+				printf("#   interval %lu: Prometheus %s %" PRIu64 " uPJ, expected %" PRIu64 "\n",
+				       k, names[i], prom_upj(out, names[i]), want[i]);
+				fails++;
+			}
+		if (prom_upj(out, "Xorg") != xorg_want)
+			fails++;
+		free(out);
+	}
+	CHECK_EQ(fails, 0);
+	CHECK_EQ(k, nivl);
+	CHECK_U64(got_ivl, want_ivl);
+	cum = hwtel_gpu_cumulative(g);
+	CHECK_U64(cum->jobs[0], k);
+	/* the rows kept and the ended lives summed per name: every life once */
+	for (k = 0; k < cum->nconsumers; k++) {
+		got_cum += cum->consumers[k].energy_upj;
+		summed += cum->consumers[k].pid == LB_XORG ? 0 : 1;
+	}
+	CHECK_EQ(cum->nexited, 3);
+	for (k = 0; k < cum->nexited; k++) {
+		got_cum += cum->exited[k].energy_upj;
+		summed += cum->exited[k].life;
+		CHECK_EQ(cum->exited[k].pid, 0);
+	}
+	CHECK_U64(got_cum, want[0] + want[1] + want[2] + xorg_want);
+	CHECK_EQ(summed, nlives);
+	/*
+	 * rows: the 150 lives alive at the end and the 100 that ended in the
+	 * last interval (they are summed after that report); "as" is n % 3 == 1
+	 */
+	CHECK_EQ(cum->nconsumers, 5 * LB_PER / 2 + 1);
+	CHECK_EQ(cum->nexited == 3 ? cum->exited[0].life : 0, (nlives - 5 * LB_PER / 2) / 3);
+	CHECK_STR(cum->nexited == 3 ? cum->exited[1].comm : "", "cc1");
+	hwtel_gpu_procmon_stop(m);
+	hwtel_gpu_free(g);
+}
+
+/*
+ * The rule of gpu_lives_bounded on its edges: a life that ended while its
+ * job still runs (or waits queued behind it) stays a row until that job's
+ * STOP was reported; the next life of its PID is life 1; what the summed
+ * lives give the Prometheus counter of their name does not change.
+ */
+TEST(gpu_lives_folded_after_their_jobs)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL, *cum;
+	const struct hwtel_gpu_consumer *c;
+	unsigned int lives = 0, cons = 0;
+	char *out;
+
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	hwtel_gpu_begin(g, T0);
+	CHECK_EQ(hwtel_gpu_add_life(g, 700, 0, T0 + 5 * MS, "app", "app"), 0);
+	CHECK_EQ(hwtel_gpu_add_life(g, 701, 0, T0 + 3 * MS, "q", "q"), 0);
+	CHECK_EQ(hwtel_gpu_add_life(g, 702, 0, T0 + 4 * MS, "idle", "idle"), 0);
+	begin_stream();
+	ev(10, START(PP(0)), 700, 0);	/* runs past the end of its process */
+	ev(20, START(PP(0)), 701, 0);	/* queued behind it */
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 10 * MS, &r), 0);
+	/* 702 had no job: gone; 700 and 701 wait for their jobs */
+	hwtel_gpu_retained(g, &lives, &cons);
+	CHECK_EQ(lives, 2);
+	CHECK_EQ(cons, 2);
+	begin_stream();
+	ev(120, STOP(PP(0)), 0, 0);
+	ev(130, STOP(PP(0)), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 20 * MS, &r), 0);
+	c = r ? find(r, 700, 0) : NULL;
+	CHECK(c != NULL);
+	if (c)
+		CHECK_U64(c->busy_ns[1], 2 * MS);
+	c = r ? find(r, 701, 0) : NULL;
+	CHECK(c != NULL);
+	if (c)
+		CHECK_U64(c->busy_ns[1], 1 * MS);
+	CHECK_EQ(hwtel_gpu_cumulative(g)->nexited, 0);
+	hwtel_gpu_retained(g, &lives, &cons);
+	CHECK_EQ(lives, 0);
+	CHECK_EQ(cons, 0);
+	/* a new life of PID 700 */
+	CHECK_EQ(hwtel_gpu_add_life(g, 700, T0 + 24 * MS, UINT64_MAX, "app2", "app2"), 0);
+	begin_stream();
+	ev(250, START(PP(0)), 700, 0);
+	ev(260, STOP(PP(0)), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 30 * MS, &r), 0);
+	c = r && r->nconsumers == 1 ? &r->consumers[0] : NULL;
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_EQ(c->pid, 700);
+		CHECK_EQ(c->life, 1);
+		CHECK_STR(c->comm, "app2");
+	}
+	cum = hwtel_gpu_cumulative(g);
+	CHECK_EQ(cum->nconsumers, 1);
+	CHECK_EQ(cum->nexited, 2);
+	if (cum->nexited == 2) {
+		CHECK_STR(cum->exited[0].comm, "app");
+		CHECK_EQ(cum->exited[0].life, 1);
+		CHECK_U64(cum->exited[0].busy_ns[1], 11 * MS);
+		CHECK_U64(cum->exited[0].jobs[1], 1);
+		CHECK_U64(cum->exited[0].energy_upj, upj(raw(11 * MS, 266, 1000)));
+		CHECK_STR(cum->exited[1].comm, "q");
+		CHECK_U64(cum->exited[1].energy_upj, upj(raw(1 * MS, 266, 1000)));
+	}
+	CHECK_U64(cum->energy_upj, upj(raw(13 * MS, 266, 1000)));
+	out = r ? render(g, r) : NULL;
+	CHECK(out && strstr(out, "\nhwtel_gpu_energy_pseudojoules_total{comm=\"app\"} 0.011000\n"));
+	CHECK(out && strstr(out, "\nhwtel_gpu_energy_pseudojoules_total{comm=\"app2\"} 0.001000\n"));
+	CHECK(out && strstr(out, "\nhwtel_gpu_jobs_total{comm=\"q\",unit=\"PP0\"} 1\n"));
+	free(out);
 	hwtel_gpu_free(g);
 }
 
