@@ -183,6 +183,7 @@ struct acc {
 
 struct life {
 	int pid;
+	int next;		/* the PID's next life (index), -1: none */
 	uint64_t start, end;
 	char comm[32];
 	char cmdline[256];
@@ -190,6 +191,7 @@ struct life {
 
 struct cons {
 	int pid;
+	int next;		/* the PID's next consumer (index), -1: none */
 	int life;		/* index into lives, -1: none known */
 	uint64_t first;		/* START of its first job */
 	bool pin;		/* a unit runs or queues a job of it */
@@ -210,10 +212,17 @@ struct fold {
 	struct acc a;
 };
 
-/* Lives of a PID folded, for the life numbers of its later lives */
-struct pid_count {
+/*
+ * Per PID seen: its lives and consumers (chains through next), and how
+ * many of its lives were folded, for the life numbers of its later lives.
+ * Without it, each life handed and each job looked through all lives or
+ * consumers: quadratic in the processes of an interval.
+ */
+struct pid_ent {
 	int pid;
-	unsigned int n;		/* 0: a free slot */
+	bool used;		/* false: a free slot */
+	unsigned int folded;
+	int life, cons;		/* first of each chain, -1: none */
 };
 
 /* Job time after a record gap, billed only when the job's STOP is seen */
@@ -258,12 +267,12 @@ struct hwtel_gpu {
 	uint64_t first_hz, first_uv;
 
 	struct life *lives;
-	unsigned int nlives;
+	unsigned int nlives, lives_cap;
 	struct cons *cons;
-	unsigned int ncons;
+	unsigned int ncons, cons_cap;
 	struct fold *fold;
 	unsigned int nfold;
-	struct pid_count *pids;	/* open addressing, size npids_cap (a power of 2) */
+	struct pid_ent *pids;	/* open addressing, size npids_cap (a power of 2) */
 	unsigned int npids, npids_cap;
 
 	struct unit_state unit[HWTEL_GPU_UNITS];
@@ -383,6 +392,58 @@ void hwtel_gpu_set_diag(struct hwtel_gpu *g, FILE *f, const char *prefix)
 	snprintf(g->prefix, sizeof(g->prefix), "%s", prefix ? prefix : "");
 }
 
+static unsigned int pid_slot(const struct hwtel_gpu *g, int pid)
+{
+	unsigned int i = ((unsigned int)pid * 2654435761u) & (g->npids_cap - 1);
+
+	while (g->pids[i].used && g->pids[i].pid != pid)
+		i = (i + 1) & (g->npids_cap - 1);
+	return i;
+}
+
+/* The entry of @pid, NULL if none */
+static struct pid_ent *pid_find(const struct hwtel_gpu *g, int pid)
+{
+	struct pid_ent *e;
+
+	if (!g->npids_cap)
+		return NULL;
+	e = &g->pids[pid_slot(g, pid)];
+	return e->used ? e : NULL;
+}
+
+/* The entry of @pid, a new one if needed; NULL on ENOMEM. Moves the others. */
+static struct pid_ent *pid_get(struct hwtel_gpu *g, int pid)
+{
+	struct pid_ent *e = pid_find(g, pid);
+	unsigned int i;
+
+	if (e)
+		return e;
+	if (2 * (g->npids + 1) > g->npids_cap) {
+		struct pid_ent *old = g->pids;
+		unsigned int ocap = g->npids_cap, nc = ocap ? 2 * ocap : 256;
+
+		g->pids = calloc(nc, sizeof(*g->pids));
+		if (!g->pids) {
+			g->pids = old;
+			return NULL;
+		}
+		g->npids_cap = nc;
+		for (i = 0; i < ocap; i++)
+			if (old[i].used)
+				g->pids[pid_slot(g, old[i].pid)] = old[i];
+		free(old);
+	}
+	e = &g->pids[pid_slot(g, pid)];
+	e->used = true;
+	e->pid = pid;
+	e->folded = 0;
+	e->life = e->cons = -1;
+	g->npids++;
+	return e;
+}
+
 static int find_life(const struct hwtel_gpu *g, int pid, uint64_t ts);
 
 /*
@@ -392,46 +453,82 @@ static int find_life(const struct hwtel_gpu *g, int pid, uint64_t ts);
  */
 static void adopt_life(struct hwtel_gpu *g, int pid)
 {
-	unsigned int i, j;
+	const struct pid_ent *e = pid_find(g, pid);
+	int i, j;
 
-	for (i = 0; i < g->ncons; i++) {
+	for (i = e ? e->cons : -1; i >= 0; i = g->cons[i].next) {
 		struct cons *c = &g->cons[i];
 		int l;
 
-		if (c->pid != pid || c->life >= 0)
+		if (c->life >= 0)
 			continue;
 		l = find_life(g, pid, c->first);
 		if (l < 0 || g->lives[l].start > c->first)
 			continue;	/* a life before any known one */
 		/* a consumer of that life exists only if it was known before */
-		for (j = 0; j < g->ncons; j++)
-			if (g->cons[j].pid == pid && g->cons[j].life == l)
+		for (j = e->cons; j >= 0; j = g->cons[j].next)
+			if (g->cons[j].life == l)
 				break;
-		if (j == g->ncons)
+		if (j < 0)
 			c->life = l;
 	}
+}
+
+/* After a burst: give back most of a capacity 4 times what is used */
+static void shrink(void **arr, unsigned int n, unsigned int *cap, size_t size)
+{
+	unsigned int nc = 2 * n > 64 ? 2 * n : 64;
+	void *p;
+
+	if (*cap <= 4 * nc)
+		return;
+	p = realloc(*arr, (size_t)nc * size);
+	if (p) {
+		*arr = p;
+		*cap = nc;
+	}
+}
+
+/* Room for one more element in @*arr of @n, capacity @*cap; false on ENOMEM */
+static bool room(void **arr, unsigned int n, unsigned int *cap, size_t size)
+{
+	unsigned int nc;
+	void *p;
+
+	if (n < *cap)
+		return true;
+	nc = *cap ? 2 * *cap : 64;
+	p = realloc(*arr, (size_t)nc * size);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = nc;
+	return true;
 }
 
 int hwtel_gpu_add_life(struct hwtel_gpu *g, int pid, uint64_t start_ns,
 		       uint64_t end_ns, const char *comm, const char *cmdline)
 {
+	struct pid_ent *e;
 	struct life *l = NULL;
-	unsigned int i;
+	int i;
 
 	hwtel_clear_error();
-	for (i = 0; i < g->nlives; i++)
-		if (g->lives[i].pid == pid && g->lives[i].start == start_ns)
+	e = pid_get(g, pid);
+	if (!e)
+		return hwtel_err(-ENOMEM, "out of memory");
+	for (i = e->life; i >= 0 && !l; i = g->lives[i].next)
+		if (g->lives[i].start == start_ns)
 			l = &g->lives[i];
 	if (!l) {
-		void *n = realloc(g->lives, (g->nlives + 1) * sizeof(*g->lives));
-
-		if (!n)
+		if (!room((void **)&g->lives, g->nlives, &g->lives_cap, sizeof(*g->lives)))
 			return hwtel_err(-ENOMEM, "out of memory");
-		g->lives = n;
-		l = &g->lives[g->nlives++];
+		l = &g->lives[g->nlives];
 		memset(l, 0, sizeof(*l));
 		l->pid = pid;
 		l->start = start_ns;
+		l->next = e->life;
+		e->life = (int)g->nlives++;
 	}
 	l->end = end_ns;
 	if (comm && *comm)
@@ -515,15 +612,13 @@ static int ev_cmp(const void *a, const void *b)
 
 static int find_life(const struct hwtel_gpu *g, int pid, uint64_t ts)
 {
-	int best = -1;
-	unsigned int i;
+	const struct pid_ent *e = pid_find(g, pid);
+	int best = -1, i;
 
 	/* the latest life that began at or before ts; else the earliest one */
-	for (i = 0; i < g->nlives; i++) {
+	for (i = e ? e->life : -1; i >= 0; i = g->lives[i].next) {
 		const struct life *l = &g->lives[i];
 
-		if (l->pid != pid)
-			continue;
 		if (l->start <= ts) {
 			if (best < 0 || g->lives[best].start > ts || l->start > g->lives[best].start)
 				best = (int)i;
@@ -536,24 +631,25 @@ static int find_life(const struct hwtel_gpu *g, int pid, uint64_t ts)
 
 static int get_cons(struct hwtel_gpu *g, int pid, uint64_t ts, unsigned int *out)
 {
-	int life = find_life(g, pid, ts);
-	unsigned int i;
-	void *n;
+	int life = find_life(g, pid, ts), i;
+	struct pid_ent *e = pid_get(g, pid);
 
-	for (i = 0; i < g->ncons; i++) {
-		if (g->cons[i].pid == pid && g->cons[i].life == life) {
-			*out = i;
+	if (!e)
+		return hwtel_err(-ENOMEM, "out of memory");
+	for (i = e->cons; i >= 0; i = g->cons[i].next) {
+		if (g->cons[i].life == life) {
+			*out = (unsigned int)i;
 			return 0;
 		}
 	}
-	n = realloc(g->cons, (g->ncons + 1) * sizeof(*g->cons));
-	if (!n)
+	if (!room((void **)&g->cons, g->ncons, &g->cons_cap, sizeof(*g->cons)))
 		return hwtel_err(-ENOMEM, "out of memory");
-	g->cons = n;
 	memset(&g->cons[g->ncons], 0, sizeof(*g->cons));
 	g->cons[g->ncons].pid = pid;
 	g->cons[g->ncons].life = life;
 	g->cons[g->ncons].first = ts;
+	g->cons[g->ncons].next = e->cons;
+	e->cons = (int)g->ncons;
 	*out = g->ncons++;
 	return 0;
 }
@@ -893,49 +989,6 @@ static int cons_cmp(const void *a, const void *b)
 	return x->life < y->life ? -1 : x->life > y->life;
 }
 
-static unsigned int pid_slot(const struct hwtel_gpu *g, int pid)
-{
-	unsigned int i = ((unsigned int)pid * 2654435761u) & (g->npids_cap - 1);
-
-	while (g->pids[i].n && g->pids[i].pid != pid)
-		i = (i + 1) & (g->npids_cap - 1);
-	return i;
-}
-
-/* The lives of @pid folded so far */
-static unsigned int pid_folded(const struct hwtel_gpu *g, int pid)
-{
-	return g->npids_cap ? g->pids[pid_slot(g, pid)].n : 0;
-}
-
-static int pid_fold(struct hwtel_gpu *g, int pid)
-{
-	unsigned int i;
-
-	if (2 * (g->npids + 1) > g->npids_cap) {
-		struct pid_count *old = g->pids;
-		unsigned int ocap = g->npids_cap, nc = ocap ? 2 * ocap : 256;
-
-		g->pids = calloc(nc, sizeof(*g->pids));
-		if (!g->pids) {
-			g->pids = old;
-			return -ENOMEM;
-		}
-		g->npids_cap = nc;
-		for (i = 0; i < ocap; i++)
-			if (old[i].n)
-				g->pids[pid_slot(g, old[i].pid)] = old[i];
-		free(old);
-	}
-	i = pid_slot(g, pid);
-	if (!g->pids[i].n) {
-		g->pids[i].pid = pid;
-		g->npids++;
-	}
-	g->pids[i].n++;
-	return 0;
-}
-
 /* The summed lives of @comm, a new entry if needed; NULL on ENOMEM */
 static struct fold *fold_of(struct hwtel_gpu *g, const char *comm)
 {
@@ -973,6 +1026,11 @@ static void fold_ended(struct hwtel_gpu *g, uint64_t t1)
 	map = malloc((g->ncons > g->nlives ? g->ncons : g->nlives) * sizeof(*map));
 	if (!map)
 		return;		/* kept until the next interval */
+	/* the PIDs' chains are linked anew below */
+	for (i = 0; i < g->nlives; i++)
+		pid_find(g, g->lives[i].pid)->life = -1;
+	for (i = 0; i < g->ncons; i++)
+		pid_find(g, g->cons[i].pid)->cons = -1;
 	for (i = 0; i < g->ncons; i++)
 		g->cons[i].pin = false;
 	for (i = 0; i < HWTEL_GPU_UNITS; i++) {
@@ -1022,8 +1080,8 @@ static void fold_ended(struct hwtel_gpu *g, uint64_t t1)
 		if (g->cons[i].life >= 0)
 			map[g->cons[i].life] = UINT_MAX - 1;
 	for (j = n = 0; j < g->nlives; j++) {
-		if (map[j] != UINT_MAX - 1 && g->lives[j].end <= t1 &&
-		    !pid_fold(g, g->lives[j].pid)) {
+		if (map[j] != UINT_MAX - 1 && g->lives[j].end <= t1) {
+			pid_find(g, g->lives[j].pid)->folded++;
 			map[j] = UINT_MAX;
 			continue;
 		}
@@ -1035,6 +1093,20 @@ static void fold_ended(struct hwtel_gpu *g, uint64_t t1)
 		if (g->cons[i].life >= 0)
 			g->cons[i].life = (int)map[g->cons[i].life];
 	free(map);
+	for (i = 0; i < g->nlives; i++) {
+		struct pid_ent *e = pid_find(g, g->lives[i].pid);
+
+		g->lives[i].next = e->life;
+		e->life = (int)i;
+	}
+	for (i = 0; i < g->ncons; i++) {
+		struct pid_ent *e = pid_find(g, g->cons[i].pid);
+
+		g->cons[i].next = e->cons;
+		e->cons = (int)i;
+	}
+	shrink((void **)&g->lives, g->nlives, &g->lives_cap, sizeof(*g->lives));
+	shrink((void **)&g->cons, g->ncons, &g->cons_cap, sizeof(*g->cons));
 }
 
 static int fold_cmp(const void *a, const void *b)
@@ -1110,12 +1182,13 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 		o->pid = c->pid;
 		if (c->life >= 0) {
 			const struct life *l = &g->lives[c->life];
-			unsigned int j;
-
 			/* the lives of the PID before it, folded or kept */
-			o->life = pid_folded(g, c->pid);
-			for (j = 0; j < g->nlives; j++)
-				if (g->lives[j].pid == c->pid && g->lives[j].start < l->start)
+			const struct pid_ent *e = pid_find(g, c->pid);
+			int j;
+
+			o->life = e->folded;
+			for (j = e->life; j >= 0; j = g->lives[j].next)
+				if (g->lives[j].start < l->start)
 					o->life++;
 			snprintf(o->comm, sizeof(o->comm), "%s", l->comm);
 			snprintf(o->cmdline, sizeof(o->cmdline), "%s", l->cmdline);
