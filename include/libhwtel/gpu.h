@@ -165,11 +165,12 @@ struct hwtel_gpu_report {
 	/*
 	 * Appended: in the cumulative report of the Mali source only (else 0
 	 * and NULL), the process lives that ended and were reported, summed
-	 * per name (comm, "" when unknown), in name order. Such a life is in @consumers up to
-	 * the report of the interval in which it ended, then in @exited:
-	 * pid 0, life the number of lives summed, cmdline "", energy_upj the
-	 * sum of the lives' rounded energies. See "Process lives in memory"
-	 * in Documentation/userspace-api/hwtel.rst.
+	 * per name (comm, "" when unknown), in name order. Such a life is in
+	 * @consumers up to the report of the interval in which it ended (or
+	 * in which its last job's STOP came), then in @exited: pid 0, life
+	 * the number of lives summed, cmdline "", energy_upj the sum of the
+	 * lives' rounded energies. See "Process lives in memory" in
+	 * Documentation/userspace-api/hwtel.rst.
 	 */
 	unsigned int nexited;
 	struct hwtel_gpu_consumer *exited;
@@ -190,7 +191,10 @@ void hwtel_gpu_set_initial_opp(struct hwtel_gpu *g, uint32_t mhz, uint32_t mv);
  * A life of a process: PID @pid existed from @start_ns (0: before the
  * capture) to @end_ns (UINT64_MAX: still alive), UNIX ns, with that name
  * and command line. Jobs of a PID are attributed to the life that contains
- * their START; two lives of a PID are two consumers (PID reuse).
+ * their START; two lives of a PID are two consumers (PID reuse). A life
+ * that ended by the end of an interval is freed after that interval's
+ * reports (its figures summed per name, the report's exited): hand each
+ * life once it ended, not again after.
  */
 int hwtel_gpu_add_life(struct hwtel_gpu *g, int pid, uint64_t start_ns,
 		       uint64_t end_ns, const char *comm, const char *cmdline);
