@@ -164,7 +164,8 @@ static void usage(FILE *f)
 	      "  -c, --clear            pcie: zero counters, flags and marks, then exit\n"
 	      "  -j, --json             JSON: {\"seconds\": ..., \"data\": ..., \"derived\": ...}\n"
 	      "  -x, --field-separator SEP   CSV like perf stat -x SEP\n"
-	      "      --prometheus FILE  also write the node_exporter textfile FILE (atomic)\n"
+	      "      --prometheus FILE  also write the node_exporter textfile FILE (atomic);\n"
+	      "                         pcie without -d/-i: every PCIe PMU in FILE\n"
 	      "  -q, --quiet            no report on stdout (with --prometheus)\n"
 	      "  -e, --events LIST      ddr: generic events to count (comma separated)\n"
 	      "  -- COMMAND             measure while COMMAND runs instead of -t SEC\n"
@@ -531,17 +532,130 @@ int hwtel_pcie_prom_flag_intervals(FILE *f, const char *pmu, const struct hwtel_
 	return ferror(f) ? -EIO : 0;
 }
 
-/* the intervals of this hwtel pcie run (-t 0 has none: the flags' gauge is all) */
-static struct hwtel_pcie_flag_count pcie_flag_count;
-
-static int prom_pcie(FILE *f, const void *cum, const void *d, double s, unsigned int n)
+/*
+ * A "# HELP NAME ..." or "# TYPE NAME ..." line at @p: true, and @name and
+ * @nlen the family's name. Any other line (a sample) belongs to the family
+ * of the HELP or TYPE line before it.
+ */
+static bool prom_family_line(const char *p, const char *end, const char **name, size_t *nlen)
 {
-	int ret = hwtel_pcie_format_prom(f, cum, d, s);
+	const char *q;
 
-	(void)n;
-	if (!ret && s > 0)
-		ret = hwtel_pcie_prom_flag_intervals(f, ((const struct hwtel_pcie_data *)cum)->pmu,
-						     &pcie_flag_count);
+	if (end - p < 7 || (strncmp(p, "# HELP ", 7) && strncmp(p, "# TYPE ", 7)))
+		return false;
+	p += 7;
+	for (q = p; q < end && *q != ' ' && *q != '\n'; q++)
+		;
+	*name = p;
+	*nlen = (size_t)(q - p);
+	return true;
+}
+
+struct prom_name {
+	const char *s;
+	size_t len;
+};
+
+static bool prom_name_eq(const struct prom_name *a, const char *s, size_t len)
+{
+	return a->len == len && !memcmp(a->s, s, len);
+}
+
+int hwtel_prom_merge(FILE *out, char *const *text, const size_t *len, unsigned int n)
+{
+	struct prom_name *fam = NULL;
+	size_t nfam = 0, cap = 0, f;
+	unsigned int k;
+
+	/* the families, in the order the texts first name them */
+	for (k = 0; k < n; k++) {
+		const char *p, *end = text[k] + len[k], *nl, *nm;
+		size_t nml;
+
+		for (p = text[k]; p < end; p = nl + 1) {
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl)
+				nl = end - 1;
+			if (!prom_family_line(p, end, &nm, &nml))
+				continue;
+			for (f = 0; f < nfam && !prom_name_eq(&fam[f], nm, nml); f++)
+				;
+			if (f < nfam)
+				continue;
+			if (nfam == cap) {
+				struct prom_name *v = realloc(fam, (cap ? 2 * cap : 32) * sizeof(*fam));
+
+				if (!v) {
+					free(fam);
+					return -ENOMEM;
+				}
+				fam = v;
+				cap = cap ? 2 * cap : 32;
+			}
+			fam[nfam].s = nm;
+			fam[nfam++].len = nml;
+		}
+	}
+	/* each family: HELP and TYPE of the first text naming it, every text's samples */
+	for (f = 0; f < nfam; f++) {
+		int head_from = -1;
+
+		for (k = 0; k < n; k++) {
+			const char *p, *end = text[k] + len[k], *nl, *nm;
+			bool mine = false;
+			size_t nml;
+
+			for (p = text[k]; p < end; p = nl + 1) {
+				nl = memchr(p, '\n', (size_t)(end - p));
+				if (!nl)
+					nl = end - 1;
+				if (prom_family_line(p, end, &nm, &nml)) {
+					mine = prom_name_eq(&fam[f], nm, nml);
+					if (!mine)
+						continue;
+					if (head_from < 0)
+						head_from = (int)k;
+					if (head_from != (int)k)
+						continue;
+				} else if (!mine) {
+					continue;
+				}
+				fwrite(p, 1, (size_t)(nl - p + 1), out);
+			}
+		}
+	}
+	free(fam);
+	return ferror(out) ? -EIO : 0;
+}
+
+int hwtel_pcie_prom(FILE *f, const struct hwtel_pcie_data *const *cum,
+		    const struct hwtel_pcie_flag_count *const *fc, unsigned int n,
+		    double seconds)
+{
+	char **text = calloc(n ? n : 1, sizeof(*text));
+	size_t *len = calloc(n ? n : 1, sizeof(*len));
+	unsigned int k;
+	int ret = text && len ? 0 : -ENOMEM;
+
+	for (k = 0; k < n && !ret; k++) {
+		FILE *m = open_memstream(&text[k], &len[k]);
+
+		if (!m) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = hwtel_pcie_format_prom(m, cum[k], cum[k], seconds);
+		if (!ret && seconds > 0)
+			ret = hwtel_pcie_prom_flag_intervals(m, cum[k]->pmu, fc[k]);
+		if (fclose(m) && !ret)
+			ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = hwtel_prom_merge(f, text, len, n);
+	for (k = 0; text && k < n; k++)
+		free(text[k]);
+	free(text);
+	free(len);
 	return ret;
 }
 
@@ -700,8 +814,253 @@ static void output_end(void)
 	sigprocmask(SIG_SETMASK, &output_held, NULL);
 }
 
-static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data *d,
-		       const struct hwtel_pcie_data *cum, double seconds, uint64_t elapsed_ns,
+/*
+ * The PCIe telemetry blocks of a hwtel pcie run. One, the one -d/-i names
+ * (default: the first), unless --prometheus runs without -d and -i: then
+ * every ndk_pcie_tlm PMU of the host, in one exposition (two NDK cards,
+ * or a card with several PCIE_TELEMETRY blocks). The report on stdout is
+ * always of one block, blk[0]. In that "all" mode a block that vanishes
+ * (card removed, firmware reloaded) is dropped from the exposition while
+ * others remain, and a new one is added at the end of each interval; the
+ * last one vanishing ends the run (exit 5), as with one block.
+ */
+struct pcie_blk {
+	struct hwtel_pcie *h;
+	struct hwtel_pcie_data *a, *b, *diff, *first, *cum;
+	struct hwtel_pcie_flag_count fc;
+	bool reported;		/* cum holds a whole interval (or the totals) */
+};
+
+struct pcie_run {
+	struct pcie_blk *blk;
+	unsigned int n, cap;
+	unsigned int bad;	/* the block whose reading failed */
+	unsigned int flags;	/* HWTEL_OPEN_* of every block */
+	bool all;
+	bool totals;
+	char (*quiet)[HWTEL_NAME_MAX];	/* new PMUs already warned about */
+	unsigned int nquiet;
+};
+
+static void pcie_blk_free(struct pcie_blk *k)
+{
+	hwtel_pcie_close(k->h);
+	free(k->a);
+	free(k->b);
+	free(k->diff);
+	free(k->first);
+	free(k->cum);
+	memset(k, 0, sizeof(*k));
+}
+
+static int pcie_blk_open(struct pcie_blk *k, const char *device, unsigned int index,
+			 unsigned int flags)
+{
+	int ret;
+
+	memset(k, 0, sizeof(*k));
+	ret = hwtel_pcie_open(device, index, flags, &k->h);
+	if (ret)
+		return ret;
+	k->a = malloc(sizeof(*k->a));
+	k->b = malloc(sizeof(*k->b));
+	k->diff = malloc(sizeof(*k->diff));
+	k->first = malloc(sizeof(*k->first));
+	k->cum = malloc(sizeof(*k->cum));
+	if (!k->a || !k->b || !k->diff || !k->first || !k->cum) {
+		pcie_blk_free(k);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int pcie_run_add(struct pcie_run *r, const struct pcie_blk *k)
+{
+	if (r->n == r->cap) {
+		unsigned int cap = r->cap ? 2 * r->cap : 4;
+		struct pcie_blk *v = realloc(r->blk, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->blk = v;
+		r->cap = cap;
+	}
+	r->blk[r->n++] = *k;
+	return 0;
+}
+
+static void pcie_run_drop(struct pcie_run *r, unsigned int i)
+{
+	pcie_blk_free(&r->blk[i]);
+	memmove(&r->blk[i], &r->blk[i + 1], (r->n - i - 1) * sizeof(*r->blk));
+	r->n--;
+}
+
+static void pcie_run_free(struct pcie_run *r)
+{
+	while (r->n)
+		pcie_run_drop(r, r->n - 1);
+	free(r->blk);
+	free(r->quiet);
+}
+
+/*
+ * The control plane refused EP_GET (no CAP_PERFMON): say once what the
+ * report lacks. The counters come from perf, which perf_event_paranoid
+ * allowed.
+ */
+static void warn_no_state(const struct hwtel_pcie *h)
+{
+	fprintf(stderr, "hwtel: warning: %s: the control plane needs CAP_PERFMON or CAP_SYS_ADMIN: reporting the counters without the link state, the gauges (free tags and FIFO words, lowest marks) and the STATUS flags (LOST DELTAS, READ-OUT OVERRUN)\n",
+		hwtel_pcie_name(h));
+}
+
+/* The first reading of an interval run, where every interval starts from. */
+static int pcie_blk_start(struct pcie_blk *k)
+{
+	int ret = hwtel_pcie_read(k->h, k->a);
+
+	if (ret)
+		return ret;
+	if (!k->a->state_valid)
+		warn_no_state(k->h);
+	hwtel_pcie_data_copy(k->first, k->a);
+	return 0;
+}
+
+/*
+ * "all" mode: open every ndk_pcie_tlm PMU not in the run yet. @strict (the
+ * start): a block that cannot be opened or read fails the run. Later (a
+ * PMU that appeared while the exporter runs) it is left out until a later
+ * interval finds it ready, with one warning per PMU, none for one that is
+ * going away or not there any more (ENODEV, ENOENT).
+ */
+static int pcie_rescan(struct pcie_run *r, bool strict)
+{
+	char (*names)[HWTEL_NAME_MAX] = NULL;
+	int cnt = hwtel_pmu_list(HWTEL_PCIE_PMU_PREFIX, &names), i, ret = 0;
+	unsigned int k;
+
+	if (cnt < 0) {
+		free(names);
+		return strict ? cnt : 0;
+	}
+	for (i = 0; i < cnt && !ret; i++) {
+		struct pcie_blk nb;
+		bool known = false;
+
+		for (k = 0; k < r->n && !known; k++)
+			known = !strcmp(hwtel_pcie_name(r->blk[k].h), names[i]);
+		if (known)
+			continue;
+		ret = pcie_blk_open(&nb, names[i], 0, r->flags);
+		if (!ret && !r->totals) {
+			ret = pcie_blk_start(&nb);
+			if (ret)
+				pcie_blk_free(&nb);
+		}
+		if (!ret) {
+			ret = pcie_run_add(r, &nb);
+			if (ret)
+				pcie_blk_free(&nb);
+			else if (!strict)
+				fprintf(stderr, "hwtel: %s: new PCIe telemetry device, exported from now on\n",
+					names[i]);
+		}
+		if (ret && strict)
+			r->bad = UINT_MAX;	/* not a block of the run */
+		if (ret && !strict && ret != -ENOMEM) {
+			for (k = 0; k < r->nquiet && strcmp(r->quiet[k], names[i]); k++)
+				;
+			if (k == r->nquiet && ret != -ENODEV && ret != -ENOENT) {
+				void *v = realloc(r->quiet, (r->nquiet + 1) * sizeof(*r->quiet));
+
+				fprintf(stderr, "hwtel: warning: %s: cannot export the new PCIe telemetry device: %s\n",
+					names[i], hwtel_last_error());
+				if (v) {
+					r->quiet = v;
+					snprintf(r->quiet[r->nquiet++], HWTEL_NAME_MAX, "%s", names[i]);
+				}
+			}
+			ret = 0;
+		}
+	}
+	free(names);
+	return ret;
+}
+
+/*
+ * Read every block: its totals (-t 0), or its counters, the interval's
+ * difference and the run's. In "all" mode a block that vanished is dropped
+ * with a warning while another one is left.
+ */
+static int pcie_read_all(struct pcie_run *r)
+{
+	unsigned int k = 0;
+	int ret;
+
+	while (k < r->n) {
+		struct pcie_blk *b = &r->blk[k];
+
+		ret = r->totals ? hwtel_pcie_read_totals(b->h, b->a) : hwtel_pcie_read(b->h, b->b);
+		if (ret && r->all && r->n > 1 &&
+		    (ret == -ENODEV || hwtel_pcie_vanished(b->h))) {
+			fprintf(stderr, "hwtel: warning: the PCIe telemetry device %s vanished: no longer exported\n",
+				hwtel_pcie_name(b->h));
+			pcie_run_drop(r, k);
+			continue;
+		}
+		if (ret) {
+			r->bad = k;
+			return ret;
+		}
+		if (r->totals) {
+			hwtel_pcie_data_copy(b->cum, b->a);
+		} else {
+			hwtel_pcie_diff(b->b, b->a, b->diff);
+			hwtel_pcie_diff(b->b, b->first, b->cum);
+			if (hwtel_pcie_seconds(b->b, b->a) > 0)
+				hwtel_pcie_flag_count_add(&b->fc, b->diff);
+		}
+		b->reported = true;
+		k++;
+	}
+	return 0;
+}
+
+static int pcie_write_prom(const char *path, const struct pcie_run *r, double seconds)
+{
+	const struct hwtel_pcie_data **cum = calloc(r->n ? r->n : 1, sizeof(*cum));
+	const struct hwtel_pcie_flag_count **fc = calloc(r->n ? r->n : 1, sizeof(*fc));
+	char *buf = NULL;
+	size_t len = 0;
+	unsigned int k, m = 0;
+	FILE *f = NULL;
+	int ret = -ENOMEM;
+
+	if (cum && fc)
+		f = open_memstream(&buf, &len);
+	if (f) {
+		for (k = 0; k < r->n; k++) {
+			if (!r->blk[k].reported)
+				continue;
+			cum[m] = r->blk[k].cum;
+			fc[m++] = &r->blk[k].fc;
+		}
+		ret = hwtel_pcie_prom(f, cum, fc, m, seconds);
+		if (fclose(f) && !ret)
+			ret = -ENOMEM;
+		if (!ret)
+			ret = hwtel_prom_write(path, buf, len);
+	}
+	free(buf);
+	free(cum);
+	free(fc);
+	return ret;
+}
+
+static int pcie_output(const struct hwtel_opts *o, const struct pcie_run *r,
+		       const struct hwtel_pcie_data *d, double seconds, uint64_t elapsed_ns,
 		       bool more)
 {
 	struct buf_out j, c;
@@ -733,59 +1092,61 @@ static int pcie_output(const struct hwtel_opts *o, const struct hwtel_pcie_data 
 				ret = w;	/* the write's errno, not a formatter's EIO */
 		}
 	}
-	if (seconds > 0)
-		hwtel_pcie_flag_count_add(&pcie_flag_count, d);
 	if (!ret && o->prom_file)
-		ret = write_prom(o->prom_file, prom_pcie, cum, d, seconds, 1);
+		ret = pcie_write_prom(o->prom_file, r, seconds);
 	output_end();
 	return ret;
 }
 
-/*
- * The control plane refused EP_GET (no CAP_PERFMON): say once what the
- * report lacks. The counters come from perf, which perf_event_paranoid
- * allowed.
- */
-static void warn_no_state(const struct hwtel_pcie *h)
-{
-	fprintf(stderr, "hwtel: warning: %s: the control plane needs CAP_PERFMON or CAP_SYS_ADMIN: reporting the counters without the link state, the gauges (free tags and FIFO words, lowest marks) and the STATUS flags (LOST DELTAS, READ-OUT OVERRUN)\n",
-		hwtel_pcie_name(h));
-}
-
 static int cmd_pcie(const struct hwtel_opts *o)
 {
-	struct hwtel_pcie_data *a = NULL, *b = NULL, *diff = NULL, *first = NULL, *cum = NULL;
-	struct hwtel_pcie *h = NULL;
-	bool totals = !o->command && o->interval == 0;
-	unsigned int flags = 0;
+	struct pcie_run r;
+	struct pcie_blk first;
+	uint64_t t0 = 0;
 	long n = 0;
+	unsigned int k;
 	int ret, status = HWTEL_EXIT_OK;
 
-	if (o->clear || totals)
-		flags |= HWTEL_OPEN_NO_PERF;
+	memset(&r, 0, sizeof(r));
+	r.totals = !o->command && o->interval == 0;
+	r.all = o->prom_file && !(o->device && *o->device) && !o->index && !o->clear;
+	if (o->clear || r.totals)
+		r.flags |= HWTEL_OPEN_NO_PERF;
 	else
-		flags |= HWTEL_OPEN_STATE_OPTIONAL;
-	ret = hwtel_pcie_open(o->device, o->index, flags, &h);
+		r.flags |= HWTEL_OPEN_STATE_OPTIONAL;
+	ret = pcie_blk_open(&first, o->device, o->index, r.flags);
 	if (ret)
 		return fail(ret);
+	ret = pcie_run_add(&r, &first);
+	if (ret) {
+		pcie_blk_free(&first);
+		goto out;
+	}
 	if (o->clear) {
-		ret = hwtel_pcie_clear(h, HWTEL_CLEAR_ALL);
+		ret = hwtel_pcie_clear(r.blk[0].h, HWTEL_CLEAR_ALL);
 		if (!ret)
 			printf("Counters cleared.\n");
 		goto out;
 	}
-	a = malloc(sizeof(*a));
-	b = malloc(sizeof(*b));
-	diff = malloc(sizeof(*diff));
-	first = malloc(sizeof(*first));
-	cum = malloc(sizeof(*cum));
-	if (!a || !b || !diff || !first || !cum) {
-		ret = -ENOMEM;
-		goto out;
+	/*
+	 * No clear here nor after any reading: the flags and lowest marks are
+	 * the block's, shared with every other reader (an exporter, the PCP
+	 * agent, a user), and hold since the last explicit clear (-c).
+	 */
+	if (!r.totals) {
+		ret = pcie_blk_start(&r.blk[0]);
+		if (ret)
+			goto out;
+		t0 = r.blk[0].first->timestamp_ns;
 	}
-	if (totals) {
+	if (r.all) {
+		ret = pcie_rescan(&r, true);
+		if (ret)
+			goto out;
+	}
+	if (r.totals) {
 		for (;;) {
-			ret = hwtel_pcie_read_totals(h, a);
+			ret = pcie_read_all(&r);
 			if (ret == -EACCES) {
 				fprintf(stderr, "hwtel: error: %s; an interval (-t SEC) needs only perf's permission\n",
 					hwtel_last_error());
@@ -797,29 +1158,20 @@ static int cmd_pcie(const struct hwtel_opts *o)
 				goto out;
 			n++;
 			if (n == 1)
-				hwtel_pcie_data_copy(first, a);
-			ret = pcie_output(o, a, a, 0, a->timestamp_ns - first->timestamp_ns,
+				t0 = r.blk[0].a->timestamp_ns;
+			ret = pcie_output(o, &r, r.blk[0].a, 0, r.blk[0].a->timestamp_ns - t0,
 					  o->watch);
 			if (hwtel_output_stopped(ret))
 				ret = 0;	/* stopped while the output blocked */
 			if (ret || stop_sig || !o->watch || (o->count && n >= o->count))
 				goto out;
+			if (r.all)
+				pcie_rescan(&r, false);
 			if (!sleep_until(hwtel_now_ns() + 1000000000ull))
 				goto out;
 		}
 	}
 
-	/*
-	 * No clear here nor after any reading: the flags and lowest marks are
-	 * the block's, shared with every other reader (an exporter, the PCP
-	 * agent, a user), and hold since the last explicit clear (-c).
-	 */
-	ret = hwtel_pcie_read(h, a);
-	if (ret)
-		goto out;
-	if (!a->state_valid)
-		warn_no_state(h);
-	hwtel_pcie_data_copy(first, a);
 	for (;;) {
 		double seconds;
 
@@ -835,42 +1187,42 @@ static int cmd_pcie(const struct hwtel_opts *o)
 				goto out;
 			}
 			status = cst;
-		} else if (!sleep_until(a->timestamp_ns + (uint64_t)(o->interval * 1e9)) &&
+		} else if (!sleep_until(r.blk[0].a->timestamp_ns + (uint64_t)(o->interval * 1e9)) &&
 			   o->watch) {
 			/* a single interval cut short is reported, as perf stat does */
 			break;
 		}
-		ret = hwtel_pcie_read(h, b);
+		ret = pcie_read_all(&r);
 		if (ret)
 			goto out;
 		/* wall time between the two snapshots */
-		seconds = hwtel_pcie_seconds(b, a);
-		hwtel_pcie_diff(b, a, diff);
-		hwtel_pcie_diff(b, first, cum);
+		seconds = hwtel_pcie_seconds(r.blk[0].b, r.blk[0].a);
 		n++;
-		ret = pcie_output(o, diff, cum, seconds, b->timestamp_ns - first->timestamp_ns,
+		ret = pcie_output(o, &r, r.blk[0].diff, seconds, r.blk[0].b->timestamp_ns - t0,
 				  o->watch && !(o->count && n >= o->count));
 		if (hwtel_output_stopped(ret))
 			ret = 0;	/* stopped while the output blocked */
 		if (ret || stop_sig || !o->watch || o->command || (o->count && n >= o->count))
 			break;
-		hwtel_pcie_data_copy(a, b);
+		for (k = 0; k < r.n; k++)
+			hwtel_pcie_data_copy(r.blk[k].a, r.blk[k].b);
+		if (r.all)
+			pcie_rescan(&r, false);
 	}
 out:
-	if (ret == -ENODEV || (ret && h && hwtel_pcie_vanished(h))) {
-		fprintf(stderr, "hwtel: error: the PCIe telemetry device %s vanished: %s\n",
-			h ? hwtel_pcie_name(h) : "?", hwtel_last_error());
-		status = HWTEL_EXIT_VANISHED;
-	} else if (ret) {
-		status = fail(ret);
+	{
+		struct hwtel_pcie *h = r.bad < r.n ? r.blk[r.bad].h : NULL;
+
+		if (ret == -ENODEV || (ret && h && hwtel_pcie_vanished(h))) {
+			fprintf(stderr, "hwtel: error: the PCIe telemetry device %s vanished: %s\n",
+				h ? hwtel_pcie_name(h) : "?", hwtel_last_error());
+			status = HWTEL_EXIT_VANISHED;
+		} else if (ret) {
+			status = fail(ret);
+		}
 	}
 	prom_stop(o, status);
-	hwtel_pcie_close(h);
-	free(a);
-	free(b);
-	free(diff);
-	free(first);
-	free(cum);
+	pcie_run_free(&r);
 	return status;
 }
 

@@ -103,6 +103,25 @@ struct hwtel_pcie_flag_count {
 };
 void hwtel_pcie_flag_count_add(struct hwtel_pcie_flag_count *c, const struct hwtel_pcie_data *d);
 int hwtel_pcie_prom_flag_intervals(FILE *f, const char *pmu, const struct hwtel_pcie_flag_count *c);
+/*
+ * The --prometheus exposition of @n PCIe telemetry blocks (hwtel pcie
+ * without -d exports every ndk_pcie_tlm PMU): hwtel_pcie_format_prom() of
+ * each @cum[k] (labelled device="<PMU>" already) and, with an interval
+ * (@seconds > 0), hwtel_pcie_prom_flag_intervals() of each @fc[k], merged
+ * by hwtel_prom_merge(). For one block the text is exactly that block's.
+ * 0, or a negative errno.
+ */
+int hwtel_pcie_prom(FILE *f, const struct hwtel_pcie_data *const *cum,
+		    const struct hwtel_pcie_flag_count *const *fc, unsigned int n,
+		    double seconds);
+/*
+ * Write the @n expositions @text[k] (@len[k] bytes each; "# HELP" and
+ * "# TYPE" lines before the samples of a family) to @out as one: every
+ * family once, in the order the texts first name it, with its HELP and
+ * TYPE from the first text that has them, then the samples of every text
+ * in text order. 0, or -EIO when @out has an error.
+ */
+int hwtel_prom_merge(FILE *out, char *const *text, const size_t *len, unsigned int n);
 /* Map a negative errno of libhwtel to an exit status. */
 int hwtel_exit_status(int err);
 

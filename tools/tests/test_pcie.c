@@ -10,6 +10,7 @@
 
 #include <libhwtel/hwtel.h>
 
+#include "cli.h"
 #include "unit.h"
 
 /* The seed example's configuration: 1 endpoint, 1 DMA port, RQ/RC 4 x 32 B,
@@ -631,6 +632,141 @@ TEST(pcie_prometheus)
 	unit_golden(out, "golden/seed.prom", true);
 	free(out);
 	free(d);
+}
+
+/*
+ * hwtel pcie --prometheus without -d: every PCIe telemetry PMU of the host
+ * in one exposition (two NDK cards, or one card with two PCIE_TELEMETRY
+ * blocks). Each series carries its PMU in "device"; each family has one
+ * HELP and TYPE and all its samples together (the first block's, then the
+ * second's); each block has its own counts, gauges, flags and intervals.
+ */
+static void second_block(struct hwtel_pcie_data *d)
+{
+	seed_data(d);
+	snprintf(d->pmu, sizeof(d->pmu), "%s", "ndk_pcie_tlm_3fff00100000");
+	d->endpoints[0].buses[0].words = 1000;
+	d->endpoints[0].buses[0].items = 800;
+	d->endpoints[0].tags_free = 7;
+	d->status.lost_deltas = true;
+}
+
+static char *render_pcie_prom(const struct hwtel_pcie_data *const *cum,
+			      const struct hwtel_pcie_flag_count *const *fc, unsigned int n,
+			      double s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f != NULL);
+	if (!f)
+		return NULL;
+	CHECK_EQ(hwtel_pcie_prom(f, cum, fc, n, s), 0);
+	fclose(f);
+	return buf;
+}
+
+TEST(pcie_prometheus_two_pmus)
+{
+	static const char *const want[] = {
+		"hwtel_pcie_bus_cycles_total{device=\"ndk_pcie_tlm_3fff00000000\",endpoint=\"0\",bus=\"RQ\",event=\"words\"} 359600000\n",
+		"hwtel_pcie_bus_cycles_total{device=\"ndk_pcie_tlm_3fff00100000\",endpoint=\"0\",bus=\"RQ\",event=\"words\"} 1000\n",
+		"hwtel_pcie_bus_bytes_total{device=\"ndk_pcie_tlm_3fff00000000\",endpoint=\"0\",bus=\"RQ\"} 35916250000\n",
+		"hwtel_pcie_bus_bytes_total{device=\"ndk_pcie_tlm_3fff00100000\",endpoint=\"0\",bus=\"RQ\"} 3200\n",
+		"hwtel_pcie_tags_free{device=\"ndk_pcie_tlm_3fff00000000\",endpoint=\"0\"} 118\n",
+		"hwtel_pcie_tags_free{device=\"ndk_pcie_tlm_3fff00100000\",endpoint=\"0\"} 7\n",
+		"hwtel_pcie_flag{device=\"ndk_pcie_tlm_3fff00000000\",flag=\"lost_deltas\"} 0\n",
+		"hwtel_pcie_flag{device=\"ndk_pcie_tlm_3fff00100000\",flag=\"lost_deltas\"} 1\n",
+		"hwtel_pcie_intervals_total{device=\"ndk_pcie_tlm_3fff00000000\"} 3\n",
+		"hwtel_pcie_intervals_total{device=\"ndk_pcie_tlm_3fff00100000\"} 2\n",
+		"hwtel_pcie_flagged_intervals_total{device=\"ndk_pcie_tlm_3fff00000000\",flag=\"lost_deltas\"} 0\n",
+		"hwtel_pcie_flagged_intervals_total{device=\"ndk_pcie_tlm_3fff00100000\",flag=\"lost_deltas\"} 2\n",
+	};
+	struct hwtel_pcie_data *a = new_data(), *b = new_data();
+	struct hwtel_pcie_flag_count fa = { 3, 0, 0, true }, fb = { 2, 2, 0, true };
+	const struct hwtel_pcie_data *const cum[2] = { a, b };
+	const struct hwtel_pcie_flag_count *const fc[2] = { &fa, &fb };
+	char *out, *one, *single = NULL, *p, family[96] = "";
+	size_t len = 0;
+	unsigned int i, types = 0, helps = 0, samples = 0;
+	FILE *f;
+
+	seed_data(a);
+	second_block(b);
+	out = render_pcie_prom(cum, fc, 2, 1.0);
+	if (!out)
+		return;
+	for (i = 0; i < (sizeof(want) / sizeof(want[0])); i++) {
+		CHECK(strstr(out, want[i]) != NULL);
+		if (!strstr(out, want[i]))
+			printf("#   missing: %s", want[i]);
+	}
+	/* the first block's sample of a family, then the second's */
+	for (i = 0; i + 1 < (sizeof(want) / sizeof(want[0])); i += 2)
+		CHECK(strstr(out, want[i]) && strstr(out, want[i + 1]) &&
+		      strstr(out, want[i]) < strstr(out, want[i + 1]));
+	/* one HELP and TYPE per family, every sample right under its own family's */
+	for (p = out; *p; p = strchr(p, '\n') + 1) {
+		char name[96];
+
+		if (!strncmp(p, "# HELP ", 7)) {
+			helps++;
+			continue;
+		}
+		if (sscanf(p, "# TYPE %95s", name) == 1) {
+			char head[128];
+
+			types++;
+			snprintf(head, sizeof(head), "# TYPE %s ", name);
+			CHECK(strstr(p + 1, head) == NULL);	/* never again */
+			snprintf(family, sizeof(family), "%s", name);
+			continue;
+		}
+		samples++;
+		CHECK(!strncmp(p, family, strlen(family)) &&
+		      (p[strlen(family)] == '{' || p[strlen(family)] == ' '));
+	}
+	CHECK_EQ(helps, types);
+	CHECK_EQ(types, 17u);
+	unit_check_prom("two pcie PMUs", out);
+	unit_golden(out, "golden/two-pmus.prom", true);
+
+	/* one block: exactly the single block's exposition, as before */
+	one = render_pcie_prom(cum, fc, 1, 1.0);
+	f = open_memstream(&single, &len);
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ(hwtel_pcie_format_prom(f, a, a, 1.0), 0);
+		CHECK_EQ(hwtel_pcie_prom_flag_intervals(f, a->pmu, &fa), 0);
+		fclose(f);
+		CHECK_STR(one, single);
+	}
+	free(one);
+	free(single);
+	/*
+	 * the first block without the control plane's state (no gauges nor
+	 * flags): the gauge families come from the second block alone, once
+	 */
+	a->state_valid = false;
+	fa.known = false;
+	one = render_pcie_prom(cum, fc, 2, 1.0);
+	CHECK(one && strstr(one, want[5]) && strstr(one, want[7]) && strstr(one, want[11]));
+	CHECK(one && !strstr(one, want[4]) && !strstr(one, want[6]) && !strstr(one, want[10]));
+	CHECK(one && strstr(one, want[8]) && strstr(one, want[0]) && strstr(one, want[1]));
+	if (one)
+		unit_check_prom("two pcie PMUs, one without state", one);
+	free(one);
+	a->state_valid = true;
+	fa.known = true;
+	/* -t 0 (totals): no interval counts */
+	one = render_pcie_prom(cum, fc, 1, 0);
+	CHECK(one && strstr(one, "hwtel_pcie_intervals_total") == NULL);
+	unit_golden(one, "golden/seed.prom", true);
+	free(one);
+	free(out);
+	free(a);
+	free(b);
 }
 
 /*
