@@ -16,11 +16,15 @@
 #    give the seed profile's shares, and all of them bind;
 #  - the Prometheus exporter unit: systemd-analyze verify, then its exact
 #    ExecStart (paths and interval substituted) writes textfiles that pass a
-#    strict exposition-format check and hold the injected counts.
+#    strict exposition-format check and hold the injected counts;
+#  - with two PCIe telemetry blocks (the model's instances=2) the pcie
+#    exporter's one textfile holds both PMUs' series, each with its own
+#    counts; a block bound while it runs joins the file, one unbound drops
+#    out of it while the others go on.
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 
-PLAN=23
+PLAN=29
 FLEET=$HWTEL_SRC/selftests/fleet
 PCP_B=$HWTEL_BUILD/tools/pcp
 AGENT=$PCP_B/pmdahwtel
@@ -190,6 +194,7 @@ export PCP_RUN_DIR=$PD/run PCP_LOG_DIR=$PD/log PCP_TMP_DIR=$PD/tmp PCP_PMCDCONF_
 # TCG guest pmdaperfevent once missed the 3 s of its version exchange.
 PCP_PMDAS_DIR=$PD/pmdas /usr/lib/pcp/bin/pmcd -f -U root -i 127.0.0.1 -q 60 -t 60 -c "$PD/pmcd.conf" \
 	-n "$PD/root" -l "$PD/log/pmcd.log" -s "$PD/pmcd.sock" &
+PMCD_PID=$!
 PMH=unix:$PD/pmcd.sock
 for ((i = 0; i < 100; i++)); do
 	pminfo -h "$PMH" hwtel.ddr.reads > /dev/null 2>&1 && break
@@ -404,4 +409,85 @@ tap_check "pmval rate-converts the counter hwtel.pcie.ep.pcie_cycles (counter se
 	       awk -v v='$rate' 'BEGIN { exit !(v > 0) }'"
 tap_check "pmcd and the agent logged no error" \
 	sh -c "! grep -i -E 'error|warning' '$PD/log/pmcd.log' '$PD/log/hwtel.log'"
+# --- 24-29: two PCIe blocks, one exporter, one textfile ---------------
+# Two NDK cards, or one card with two PCIE_TELEMETRY blocks: one PMU each.
+P2=ndk_pcie_tlm_3fff00100000
+PDRV=/sys/bus/platform/drivers/ndk-pcie-tlm
+L2="device=\"$P2\",endpoint=\"0\""
+# pmcd's agent holds events of the model: stop it (pmcd ends its agents),
+# until the driver can be unloaded
+kill -TERM "$PMCD_PID"
+wait "$PMCD_PID"
+for ((i = 0; i < 100; i++)); do
+	pcie_down
+	[ -d /sys/module/ndk_pcie_tlm ] || break
+	sleep 0.1
+done
+pcie_up profile=idle instances=2 item_bytes=8 && [ -d "/sys/bus/event_source/devices/$P2" ] ||
+	tap_diag "cannot load the PCIe model with instances=2"
+rm -f "$T/tf"/*
+exporter pcie "" || tap_diag "no first textfile: $(cat "$T/exp-pcie.err")"
+echo "words,ep=0,bus=0 1000" > "$SIMDBG/$P/inject"
+echo "words,ep=0,bus=0 2000" > "$SIMDBG/$P2/inject"
+echo "items,ep=0,bus=0 300" > "$SIMDBG/$P2/inject"
+rewrites "$T/tf/hwtel-pcie.prom" 2
+cp "$T/tf/hwtel-pcie.prom" "$T/two.prom"
+tap_check "two PCIe PMUs: one textfile, strict format, each PMU's series with its own counts" \
+	python3 "$FLEET/promcheck.py" "$T/two.prom" \
+	"hwtel_pcie_bus_cycles_total{$L,bus=\"RQ\",event=\"words\"}=1000" \
+	"hwtel_pcie_bus_bytes_total{$L,bus=\"RQ\"}=0" \
+	"hwtel_pcie_bus_cycles_total{$L2,bus=\"RQ\",event=\"words\"}=2000" \
+	"hwtel_pcie_bus_bytes_total{$L2,bus=\"RQ\"}=2400" \
+	"hwtel_pcie_link_up{$L}=1" "hwtel_pcie_link_up{$L2}=1" \
+	"hwtel_pcie_flag{device=\"$P2\",flag=\"lost_deltas\"}=0" \
+	"hwtel_pcie_intervals_total{device=\"$P2\"}=$(sed -n "s/^hwtel_pcie_intervals_total{device=\"$P\"} //p" "$T/two.prom")"
+tap_check "promtool check metrics accepts the two-PMU textfile" \
+	sh -c "promtool check metrics < '$T/two.prom'"
+kill -TERM "$EXP_PID"
+wait "$EXP_PID"
+tap_eq "the two-PMU exporter exits 0 on SIGTERM and removes its textfile" "0 " "$? $(ls "$T/tf")"
+
+# infile PATTERN WANT: until the textfile has (1) or lacks (0) PATTERN
+infile()
+{
+	local i
+
+	for ((i = 0; i < 100; i++)); do
+		grep -q "$1" "$T/tf/hwtel-pcie.prom" 2>/dev/null
+		[ $? -eq $((1 - $2)) ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# A PMU that appears while the exporter runs (a card bound) joins the
+# file, its counts from then on. The unbind comes first, with no event
+# open: the PMU goes at once.
+echo ndk-pcie-tlm-sim.1 > "$PDRV/unbind"
+exporter pcie "" || tap_diag "no first textfile: $(cat "$T/exp-pcie.err")"
+echo "words,ep=0,bus=0 7" > "$SIMDBG/$P/inject"
+echo ndk-pcie-tlm-sim.1 > "$PDRV/bind"
+infile "device=\"$P2\"" 1
+echo "words,ep=0,bus=0 5" > "$SIMDBG/$P2/inject"
+rewrites "$T/tf/hwtel-pcie.prom" 2
+cp "$T/tf/hwtel-pcie.prom" "$T/new.prom"
+tap_check "a PMU that appears joins the textfile, with the counts since it joined" \
+	python3 "$FLEET/promcheck.py" "$T/new.prom" \
+	"hwtel_pcie_bus_cycles_total{$L,bus=\"RQ\",event=\"words\"}=7" \
+	"hwtel_pcie_bus_cycles_total{$L2,bus=\"RQ\",event=\"words\"}=5"
+# unbound while the exporter runs: its series leave the file, the other
+# PMU's stay (before 6.15 the PMU stays registered, frozen, while any
+# event of the module is open: the exporter must not take it back)
+echo ndk-pcie-tlm-sim.1 > "$PDRV/unbind"
+infile "device=\"$P2\"" 0
+r=$?
+echo "words,ep=0,bus=0 1" > "$SIMDBG/$P/inject"
+rewrites "$T/tf/hwtel-pcie.prom" 2
+tap_eq "a PMU that vanishes leaves the textfile, the other goes on, one warning says so" \
+	"0 0 0 1" "$r $(kill -0 "$EXP_PID"; echo $?) $(grep -c "$P2" "$T/tf/hwtel-pcie.prom") $(grep -c "warning: .*$P2.*vanished" "$T/exp-pcie.err")"
+tap_check "the other PMU's counter goes on" \
+	python3 "$FLEET/promcheck.py" "$T/tf/hwtel-pcie.prom" \
+	"hwtel_pcie_bus_cycles_total{$L,bus=\"RQ\",event=\"words\"}=8"
+kill -TERM "$EXP_PID"
+wait "$EXP_PID"
+tap_diag "exporter's stderr: $(tr '\n' '|' < "$T/exp-pcie.err")"
 tap_done
