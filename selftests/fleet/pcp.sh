@@ -308,8 +308,10 @@ for i in "words,ep=0,bus=0 1000" "items,ep=0,bus=0 800" "stall,ep=0,bus=2 77" \
 	echo "$i" > "$PCIE_DBG/inject"
 done
 rewrites "$T/tf/hwtel-pcie.prom" 2
-# the last file it wrote, for the format check below: it removes its own
-cp "$T/tf/hwtel-pcie.prom" "$T/pcie.prom"
+# the last file it wrote, for the format check below: it removes its own.
+# cat, not cp: cp skips a file renamed over between its stat and its open
+# ("replaced while being copied"), and the exporter renames every 0.3 s
+cat "$T/tf/hwtel-pcie.prom" > "$T/pcie.prom"
 kill -TERM "$EXP_PID"
 wait "$EXP_PID"
 tap_eq "the pcie exporter exits 0 on SIGTERM (systemctl stop), removes its textfile, no temporary file left" \
@@ -322,7 +324,7 @@ echo "ddr_ddr_reads 500" > "$DDR_DBG/inject"
 echo "ddr_ddr_writes 7" > "$DDR_DBG/inject"
 echo "ddr_cam_read 42" > "$DDR_DBG/inject"
 rewrites "$T/tf/hwtel-ddr.prom" 2
-cp "$T/tf/hwtel-ddr.prom" "$T/ddr.prom"
+cat "$T/tf/hwtel-ddr.prom" > "$T/ddr.prom"
 kill -TERM "$EXP_PID"
 wait "$EXP_PID"
 tap_eq "the ddr exporter exits 0 on SIGTERM, removes its textfile" "0 " "$? $(ls "$T/tf")"
@@ -431,7 +433,7 @@ echo "words,ep=0,bus=0 1000" > "$SIMDBG/$P/inject"
 echo "words,ep=0,bus=0 2000" > "$SIMDBG/$P2/inject"
 echo "items,ep=0,bus=0 300" > "$SIMDBG/$P2/inject"
 rewrites "$T/tf/hwtel-pcie.prom" 2
-cp "$T/tf/hwtel-pcie.prom" "$T/two.prom"
+cat "$T/tf/hwtel-pcie.prom" > "$T/two.prom"
 tap_check "two PCIe PMUs: one textfile, strict format, each PMU's series with its own counts" \
 	python3 "$FLEET/promcheck.py" "$T/two.prom" \
 	"hwtel_pcie_bus_cycles_total{$L,bus=\"RQ\",event=\"words\"}=1000" \
@@ -469,7 +471,7 @@ echo ndk-pcie-tlm-sim.1 > "$PDRV/bind"
 infile "device=\"$P2\"" 1
 echo "words,ep=0,bus=0 5" > "$SIMDBG/$P2/inject"
 rewrites "$T/tf/hwtel-pcie.prom" 2
-cp "$T/tf/hwtel-pcie.prom" "$T/new.prom"
+cat "$T/tf/hwtel-pcie.prom" > "$T/new.prom"
 tap_check "a PMU that appears joins the textfile, with the counts since it joined" \
 	python3 "$FLEET/promcheck.py" "$T/new.prom" \
 	"hwtel_pcie_bus_cycles_total{$L,bus=\"RQ\",event=\"words\"}=7" \
