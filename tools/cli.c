@@ -815,14 +815,153 @@ static void output_end(void)
 }
 
 /*
+ * The PMUs of one kind that a run exports when --prometheus runs without
+ * -d and -i: every PMU of the host whose name has the kind's prefix, each
+ * a member of the set, in the order it joined. hwtel pcie and hwtel ddr
+ * share it, so that the two exporters follow PMUs that come and go alike:
+ * pmu_set_rescan() at the end of each interval adds the PMUs not in the
+ * set yet, their counts starting then; pmu_set_gone() drops one whose
+ * reading failed because it went away while another one is left.
+ */
+struct pmu_kind {
+	const char *prefix;	/* of the PMU names */
+	const char *what;	/* in messages */
+	size_t size;		/* of a member */
+	/* open PMU @name into the member @m and take its first reading */
+	int (*open)(void *m, const char *name, const void *run);
+	void (*free)(void *m);
+	const char *(*name)(const void *m);
+};
+
+struct pmu_set {
+	const struct pmu_kind *kind;
+	char *v;
+	unsigned int n, cap;
+	char (*quiet)[HWTEL_NAME_MAX];	/* new PMUs already warned about */
+	unsigned int nquiet;
+};
+
+static void *pmu_at(const struct pmu_set *s, unsigned int i)
+{
+	return s->v + (size_t)i * s->kind->size;
+}
+
+/* @m (a member opened by the caller) joins @s, or stays the caller's */
+static int pmu_set_add(struct pmu_set *s, const void *m)
+{
+	if (s->n == s->cap) {
+		unsigned int cap = s->cap ? 2 * s->cap : 4;
+		char *v = realloc(s->v, (size_t)cap * s->kind->size);
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	memcpy(pmu_at(s, s->n++), m, s->kind->size);
+	return 0;
+}
+
+static void pmu_set_drop(struct pmu_set *s, unsigned int i)
+{
+	s->kind->free(pmu_at(s, i));
+	memmove(pmu_at(s, i), pmu_at(s, i + 1), (size_t)(s->n - i - 1) * s->kind->size);
+	s->n--;
+}
+
+static void pmu_set_free(struct pmu_set *s)
+{
+	while (s->n)
+		pmu_set_drop(s, s->n - 1);
+	free(s->v);
+	free(s->quiet);
+	s->v = NULL;
+	s->quiet = NULL;
+	s->cap = 0;
+	s->nquiet = 0;
+}
+
+/*
+ * Open every PMU of the kind not in @s yet (@run: the caller's, for
+ * open()). @strict (the start): a PMU that cannot be opened or read fails
+ * the run. Later (a PMU that appeared while the exporter runs) it is left
+ * out until a later interval finds it ready, with one warning per PMU,
+ * none for one that is going away or not there any more (ENODEV, ENOENT).
+ */
+static int pmu_set_rescan(struct pmu_set *s, bool strict, const void *run)
+{
+	const struct pmu_kind *kd = s->kind;
+	char (*names)[HWTEL_NAME_MAX] = NULL;
+	int cnt = hwtel_pmu_list(kd->prefix, &names), i, ret = 0;
+	void *m = malloc(kd->size);
+	unsigned int k;
+
+	if (cnt < 0 || !m) {
+		free(names);
+		free(m);
+		return strict ? (cnt < 0 ? cnt : -ENOMEM) : 0;
+	}
+	for (i = 0; i < cnt && !ret; i++) {
+		bool known = false;
+
+		for (k = 0; k < s->n && !known; k++)
+			known = !strcmp(kd->name(pmu_at(s, k)), names[i]);
+		if (known)
+			continue;
+		ret = kd->open(m, names[i], run);
+		if (!ret) {
+			ret = pmu_set_add(s, m);
+			if (ret)
+				kd->free(m);
+			else if (!strict)
+				fprintf(stderr, "hwtel: %s: new %s, exported from now on\n",
+					names[i], kd->what);
+		}
+		if (ret && !strict && ret != -ENOMEM) {
+			for (k = 0; k < s->nquiet && strcmp(s->quiet[k], names[i]); k++)
+				;
+			if (k == s->nquiet && ret != -ENODEV && ret != -ENOENT) {
+				void *v = realloc(s->quiet, (s->nquiet + 1) * sizeof(*s->quiet));
+
+				fprintf(stderr, "hwtel: warning: %s: cannot export the new %s: %s\n",
+					names[i], kd->what, hwtel_last_error());
+				if (v) {
+					s->quiet = v;
+					snprintf(s->quiet[s->nquiet++], HWTEL_NAME_MAX, "%s", names[i]);
+				}
+			}
+			ret = 0;
+		}
+	}
+	free(m);
+	free(names);
+	return ret;
+}
+
+/*
+ * The reading of member @i failed with @ret: when it failed because the
+ * PMU went away (@vanished) and another member is left, drop it with a
+ * warning and return true; the run goes on without it.
+ */
+static bool pmu_set_gone(struct pmu_set *s, unsigned int i, int ret, bool vanished)
+{
+	if (s->n < 2 || (ret != -ENODEV && !vanished))
+		return false;
+	fprintf(stderr, "hwtel: warning: the %s %s vanished: no longer exported\n",
+		s->kind->what, s->kind->name(pmu_at(s, i)));
+	pmu_set_drop(s, i);
+	return true;
+}
+
+/*
  * The PCIe telemetry blocks of a hwtel pcie run. One, the one -d/-i names
  * (default: the first), unless --prometheus runs without -d and -i: then
  * every ndk_pcie_tlm PMU of the host, in one exposition (two NDK cards,
- * or a card with several PCIE_TELEMETRY blocks). The report on stdout is
- * always of one block, blk[0]. In that "all" mode a block that vanishes
- * (card removed, firmware reloaded) is dropped from the exposition while
- * others remain, and a new one is added at the end of each interval; the
- * last one vanishing ends the run (exit 5), as with one block.
+ * or a card with several PCIE_TELEMETRY blocks), a struct pmu_set: a block
+ * that vanishes (card removed, firmware reloaded) is dropped from the
+ * exposition while others remain, and a new one is added at the end of
+ * each interval; the last one vanishing ends the run (exit 5), as with one
+ * block. The report on stdout is always of one block, blk(r, 0).
  */
 struct pcie_blk {
 	struct hwtel_pcie *h;
@@ -832,18 +971,22 @@ struct pcie_blk {
 };
 
 struct pcie_run {
-	struct pcie_blk *blk;
-	unsigned int n, cap;
+	struct pmu_set set;	/* of struct pcie_blk */
 	unsigned int bad;	/* the block whose reading failed */
 	unsigned int flags;	/* HWTEL_OPEN_* of every block */
 	bool all;
 	bool totals;
-	char (*quiet)[HWTEL_NAME_MAX];	/* new PMUs already warned about */
-	unsigned int nquiet;
 };
 
-static void pcie_blk_free(struct pcie_blk *k)
+static struct pcie_blk *blk(const struct pcie_run *r, unsigned int k)
 {
+	return pmu_at(&r->set, k);
+}
+
+static void pcie_blk_free(void *m)
+{
+	struct pcie_blk *k = m;
+
 	hwtel_pcie_close(k->h);
 	free(k->a);
 	free(k->b);
@@ -874,36 +1017,6 @@ static int pcie_blk_open(struct pcie_blk *k, const char *device, unsigned int in
 	return 0;
 }
 
-static int pcie_run_add(struct pcie_run *r, const struct pcie_blk *k)
-{
-	if (r->n == r->cap) {
-		unsigned int cap = r->cap ? 2 * r->cap : 4;
-		struct pcie_blk *v = realloc(r->blk, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->blk = v;
-		r->cap = cap;
-	}
-	r->blk[r->n++] = *k;
-	return 0;
-}
-
-static void pcie_run_drop(struct pcie_run *r, unsigned int i)
-{
-	pcie_blk_free(&r->blk[i]);
-	memmove(&r->blk[i], &r->blk[i + 1], (r->n - i - 1) * sizeof(*r->blk));
-	r->n--;
-}
-
-static void pcie_run_free(struct pcie_run *r)
-{
-	while (r->n)
-		pcie_run_drop(r, r->n - 1);
-	free(r->blk);
-	free(r->quiet);
-}
-
 /*
  * The control plane refused EP_GET (no CAP_PERFMON): say once what the
  * report lacks. The counters come from perf, which perf_event_paranoid
@@ -928,66 +1041,33 @@ static int pcie_blk_start(struct pcie_blk *k)
 	return 0;
 }
 
-/*
- * "all" mode: open every ndk_pcie_tlm PMU not in the run yet. @strict (the
- * start): a block that cannot be opened or read fails the run. Later (a
- * PMU that appeared while the exporter runs) it is left out until a later
- * interval finds it ready, with one warning per PMU, none for one that is
- * going away or not there any more (ENODEV, ENOENT).
- */
-static int pcie_rescan(struct pcie_run *r, bool strict)
+/* pmu_kind.open of a block that joins the run */
+static int pcie_blk_join(void *m, const char *name, const void *run)
 {
-	char (*names)[HWTEL_NAME_MAX] = NULL;
-	int cnt = hwtel_pmu_list(HWTEL_PCIE_PMU_PREFIX, &names), i, ret = 0;
-	unsigned int k;
+	const struct pcie_run *r = run;
+	int ret = pcie_blk_open(m, name, 0, r->flags);
 
-	if (cnt < 0) {
-		free(names);
-		return strict ? cnt : 0;
+	if (!ret && !r->totals) {
+		ret = pcie_blk_start(m);
+		if (ret)
+			pcie_blk_free(m);
 	}
-	for (i = 0; i < cnt && !ret; i++) {
-		struct pcie_blk nb;
-		bool known = false;
-
-		for (k = 0; k < r->n && !known; k++)
-			known = !strcmp(hwtel_pcie_name(r->blk[k].h), names[i]);
-		if (known)
-			continue;
-		ret = pcie_blk_open(&nb, names[i], 0, r->flags);
-		if (!ret && !r->totals) {
-			ret = pcie_blk_start(&nb);
-			if (ret)
-				pcie_blk_free(&nb);
-		}
-		if (!ret) {
-			ret = pcie_run_add(r, &nb);
-			if (ret)
-				pcie_blk_free(&nb);
-			else if (!strict)
-				fprintf(stderr, "hwtel: %s: new PCIe telemetry device, exported from now on\n",
-					names[i]);
-		}
-		if (ret && strict)
-			r->bad = UINT_MAX;	/* not a block of the run */
-		if (ret && !strict && ret != -ENOMEM) {
-			for (k = 0; k < r->nquiet && strcmp(r->quiet[k], names[i]); k++)
-				;
-			if (k == r->nquiet && ret != -ENODEV && ret != -ENOENT) {
-				void *v = realloc(r->quiet, (r->nquiet + 1) * sizeof(*r->quiet));
-
-				fprintf(stderr, "hwtel: warning: %s: cannot export the new PCIe telemetry device: %s\n",
-					names[i], hwtel_last_error());
-				if (v) {
-					r->quiet = v;
-					snprintf(r->quiet[r->nquiet++], HWTEL_NAME_MAX, "%s", names[i]);
-				}
-			}
-			ret = 0;
-		}
-	}
-	free(names);
 	return ret;
 }
+
+static const char *pcie_blk_name(const void *m)
+{
+	return hwtel_pcie_name(((const struct pcie_blk *)m)->h);
+}
+
+static const struct pmu_kind pcie_kind = {
+	.prefix = HWTEL_PCIE_PMU_PREFIX,
+	.what = "PCIe telemetry device",
+	.size = sizeof(struct pcie_blk),
+	.open = pcie_blk_join,
+	.free = pcie_blk_free,
+	.name = pcie_blk_name,
+};
 
 /*
  * Read every block: its totals (-t 0), or its counters, the interval's
@@ -999,17 +1079,12 @@ static int pcie_read_all(struct pcie_run *r)
 	unsigned int k = 0;
 	int ret;
 
-	while (k < r->n) {
-		struct pcie_blk *b = &r->blk[k];
+	while (k < r->set.n) {
+		struct pcie_blk *b = blk(r, k);
 
 		ret = r->totals ? hwtel_pcie_read_totals(b->h, b->a) : hwtel_pcie_read(b->h, b->b);
-		if (ret && r->all && r->n > 1 &&
-		    (ret == -ENODEV || hwtel_pcie_vanished(b->h))) {
-			fprintf(stderr, "hwtel: warning: the PCIe telemetry device %s vanished: no longer exported\n",
-				hwtel_pcie_name(b->h));
-			pcie_run_drop(r, k);
+		if (ret && r->all && pmu_set_gone(&r->set, k, ret, hwtel_pcie_vanished(b->h)))
 			continue;
-		}
 		if (ret) {
 			r->bad = k;
 			return ret;
@@ -1030,8 +1105,8 @@ static int pcie_read_all(struct pcie_run *r)
 
 static int pcie_write_prom(const char *path, const struct pcie_run *r, double seconds)
 {
-	const struct hwtel_pcie_data **cum = calloc(r->n ? r->n : 1, sizeof(*cum));
-	const struct hwtel_pcie_flag_count **fc = calloc(r->n ? r->n : 1, sizeof(*fc));
+	const struct hwtel_pcie_data **cum = calloc(r->set.n ? r->set.n : 1, sizeof(*cum));
+	const struct hwtel_pcie_flag_count **fc = calloc(r->set.n ? r->set.n : 1, sizeof(*fc));
 	char *buf = NULL;
 	size_t len = 0;
 	unsigned int k, m = 0;
@@ -1041,11 +1116,11 @@ static int pcie_write_prom(const char *path, const struct pcie_run *r, double se
 	if (cum && fc)
 		f = open_memstream(&buf, &len);
 	if (f) {
-		for (k = 0; k < r->n; k++) {
-			if (!r->blk[k].reported)
+		for (k = 0; k < r->set.n; k++) {
+			if (!blk(r, k)->reported)
 				continue;
-			cum[m] = r->blk[k].cum;
-			fc[m++] = &r->blk[k].fc;
+			cum[m] = blk(r, k)->cum;
+			fc[m++] = &blk(r, k)->fc;
 		}
 		ret = hwtel_pcie_prom(f, cum, fc, m, seconds);
 		if (fclose(f) && !ret)
@@ -1108,6 +1183,7 @@ static int cmd_pcie(const struct hwtel_opts *o)
 	int ret, status = HWTEL_EXIT_OK;
 
 	memset(&r, 0, sizeof(r));
+	r.set.kind = &pcie_kind;
 	r.totals = !o->command && o->interval == 0;
 	r.all = o->prom_file && !(o->device && *o->device) && !o->index && !o->clear;
 	if (o->clear || r.totals)
@@ -1117,13 +1193,13 @@ static int cmd_pcie(const struct hwtel_opts *o)
 	ret = pcie_blk_open(&first, o->device, o->index, r.flags);
 	if (ret)
 		return fail(ret);
-	ret = pcie_run_add(&r, &first);
+	ret = pmu_set_add(&r.set, &first);
 	if (ret) {
 		pcie_blk_free(&first);
 		goto out;
 	}
 	if (o->clear) {
-		ret = hwtel_pcie_clear(r.blk[0].h, HWTEL_CLEAR_ALL);
+		ret = hwtel_pcie_clear(blk(&r, 0)->h, HWTEL_CLEAR_ALL);
 		if (!ret)
 			printf("Counters cleared.\n");
 		goto out;
@@ -1134,15 +1210,17 @@ static int cmd_pcie(const struct hwtel_opts *o)
 	 * agent, a user), and hold since the last explicit clear (-c).
 	 */
 	if (!r.totals) {
-		ret = pcie_blk_start(&r.blk[0]);
+		ret = pcie_blk_start(blk(&r, 0));
 		if (ret)
 			goto out;
-		t0 = r.blk[0].first->timestamp_ns;
+		t0 = blk(&r, 0)->first->timestamp_ns;
 	}
 	if (r.all) {
-		ret = pcie_rescan(&r, true);
-		if (ret)
+		ret = pmu_set_rescan(&r.set, true, &r);
+		if (ret) {
+			r.bad = UINT_MAX;	/* not a block of the run */
 			goto out;
+		}
 	}
 	if (r.totals) {
 		for (;;) {
@@ -1158,15 +1236,15 @@ static int cmd_pcie(const struct hwtel_opts *o)
 				goto out;
 			n++;
 			if (n == 1)
-				t0 = r.blk[0].a->timestamp_ns;
-			ret = pcie_output(o, &r, r.blk[0].a, 0, r.blk[0].a->timestamp_ns - t0,
+				t0 = blk(&r, 0)->a->timestamp_ns;
+			ret = pcie_output(o, &r, blk(&r, 0)->a, 0, blk(&r, 0)->a->timestamp_ns - t0,
 					  o->watch);
 			if (hwtel_output_stopped(ret))
 				ret = 0;	/* stopped while the output blocked */
 			if (ret || stop_sig || !o->watch || (o->count && n >= o->count))
 				goto out;
 			if (r.all)
-				pcie_rescan(&r, false);
+				pmu_set_rescan(&r.set, false, &r);
 			if (!sleep_until(hwtel_now_ns() + 1000000000ull))
 				goto out;
 		}
@@ -1187,7 +1265,7 @@ static int cmd_pcie(const struct hwtel_opts *o)
 				goto out;
 			}
 			status = cst;
-		} else if (!sleep_until(r.blk[0].a->timestamp_ns + (uint64_t)(o->interval * 1e9)) &&
+		} else if (!sleep_until(blk(&r, 0)->a->timestamp_ns + (uint64_t)(o->interval * 1e9)) &&
 			   o->watch) {
 			/* a single interval cut short is reported, as perf stat does */
 			break;
@@ -1196,22 +1274,22 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		if (ret)
 			goto out;
 		/* wall time between the two snapshots */
-		seconds = hwtel_pcie_seconds(r.blk[0].b, r.blk[0].a);
+		seconds = hwtel_pcie_seconds(blk(&r, 0)->b, blk(&r, 0)->a);
 		n++;
-		ret = pcie_output(o, &r, r.blk[0].diff, seconds, r.blk[0].b->timestamp_ns - t0,
+		ret = pcie_output(o, &r, blk(&r, 0)->diff, seconds, blk(&r, 0)->b->timestamp_ns - t0,
 				  o->watch && !(o->count && n >= o->count));
 		if (hwtel_output_stopped(ret))
 			ret = 0;	/* stopped while the output blocked */
 		if (ret || stop_sig || !o->watch || o->command || (o->count && n >= o->count))
 			break;
-		for (k = 0; k < r.n; k++)
-			hwtel_pcie_data_copy(r.blk[k].a, r.blk[k].b);
+		for (k = 0; k < r.set.n; k++)
+			hwtel_pcie_data_copy(blk(&r, k)->a, blk(&r, k)->b);
 		if (r.all)
-			pcie_rescan(&r, false);
+			pmu_set_rescan(&r.set, false, &r);
 	}
 out:
 	{
-		struct hwtel_pcie *h = r.bad < r.n ? r.blk[r.bad].h : NULL;
+		struct hwtel_pcie *h = r.bad < r.set.n ? blk(&r, r.bad)->h : NULL;
 
 		if (ret == -ENODEV || (ret && h && hwtel_pcie_vanished(h))) {
 			fprintf(stderr, "hwtel: error: the PCIe telemetry device %s vanished: %s\n",
@@ -1222,13 +1300,90 @@ out:
 		}
 	}
 	prom_stop(o, status);
-	pcie_run_free(&r);
+	pmu_set_free(&r.set);
 	return status;
 }
 
 /* ------------------------------------------------------------------ */
 
-#define DDR_MAX 16
+/*
+ * The DDR controllers of a hwtel ddr run: the one -d/-i names, or every
+ * mrvl_ddr_pmu_* PMU of the host. With --prometheus (and no -d, -i) they
+ * are a struct pmu_set as hwtel pcie's blocks: a PMU that registers while
+ * the exporter runs (a driver probing its controllers after the exporter
+ * started at boot) joins at the end of an interval, its counts starting
+ * then; one that vanishes is dropped while another is left.
+ */
+struct ddr_ctl {
+	struct hwtel_ddr *h;
+	struct hwtel_ddr_data *a, *b, *diff, *first, *cum;	/* one allocation */
+};
+
+struct ddr_run {
+	struct pmu_set set;	/* of struct ddr_ctl */
+	const char *events;	/* -e */
+};
+
+static struct ddr_ctl *ctl(const struct ddr_run *r, unsigned int k)
+{
+	return pmu_at(&r->set, k);
+}
+
+static void ddr_ctl_free(void *m)
+{
+	struct ddr_ctl *c = m;
+
+	hwtel_ddr_close(c->h);
+	free(c->a);
+	memset(c, 0, sizeof(*c));
+}
+
+/* open a controller and take its first reading */
+static int ddr_ctl_open(struct ddr_ctl *c, const char *device, unsigned int index,
+			const char *events)
+{
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	ret = hwtel_ddr_open(device, index, events, &c->h);
+	if (ret)
+		return ret;
+	c->a = calloc(5, sizeof(*c->a));
+	if (!c->a) {
+		ddr_ctl_free(c);
+		return -ENOMEM;
+	}
+	c->b = c->a + 1;
+	c->diff = c->a + 2;
+	c->first = c->a + 3;
+	c->cum = c->a + 4;
+	ret = hwtel_ddr_read(c->h, c->a);
+	if (ret) {
+		ddr_ctl_free(c);
+		return ret;
+	}
+	*c->first = *c->a;
+	return 0;
+}
+
+static int ddr_ctl_join(void *m, const char *name, const void *run)
+{
+	return ddr_ctl_open(m, name, 0, ((const struct ddr_run *)run)->events);
+}
+
+static const char *ddr_ctl_name(const void *m)
+{
+	return hwtel_ddr_name(((const struct ddr_ctl *)m)->h);
+}
+
+static const struct pmu_kind ddr_kind = {
+	.prefix = HWTEL_DDR_PMU_PREFIX,
+	.what = "DDR PMU",
+	.size = sizeof(struct ddr_ctl),
+	.open = ddr_ctl_join,
+	.free = ddr_ctl_free,
+	.name = ddr_ctl_name,
+};
 
 static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
 		      struct hwtel_ddr_data *cum, unsigned int n, double seconds,
@@ -1277,62 +1432,50 @@ static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
 
 static int cmd_ddr(const struct hwtel_opts *o)
 {
-	struct hwtel_ddr *h[DDR_MAX] = { NULL };
-	struct hwtel_ddr_data *a = NULL, *b = NULL, *diff = NULL, *first = NULL, *cum = NULL;
-	char (*names)[HWTEL_NAME_MAX] = NULL;
-	unsigned int n = 0, k;
+	struct ddr_run r = { .set.kind = &ddr_kind, .events = o->events };
+	struct hwtel_ddr_data *diff = NULL, *cum = NULL;	/* of every controller, for output */
+	bool all = !(o->device && *o->device) && !o->index;
+	bool follow = all && o->prom_file;
+	unsigned int k, bad = UINT_MAX;
 	long iter = 0;
 	int ret = 0, status = HWTEL_EXIT_OK;
-	uint64_t t0;
+	uint64_t t0, start;
 
-	if (o->device && *o->device) {
-		ret = hwtel_ddr_open(o->device, o->index, o->events, &h[0]);
+	if (!all) {
+		struct ddr_ctl c;
+
+		ret = ddr_ctl_open(&c, o->device && *o->device ? o->device : NULL, o->index,
+				   o->events);
 		if (ret)
 			return fail(ret);
-		n = 1;
-	} else if (o->index) {
-		ret = hwtel_ddr_open(NULL, o->index, o->events, &h[0]);
-		if (ret)
+		ret = pmu_set_add(&r.set, &c);
+		if (ret) {
+			ddr_ctl_free(&c);
 			return fail(ret);
-		n = 1;
+		}
 	} else {
+		char (*names)[HWTEL_NAME_MAX] = NULL;
 		int cnt = hwtel_pmu_list(HWTEL_DDR_PMU_PREFIX, &names);
 
-		if (cnt < 0) {
-			free(names);
+		free(names);
+		if (cnt < 0)
 			return fail(cnt);
-		}
 		if (cnt == 0) {
-			free(names);
 			fprintf(stderr, "hwtel: error: no %s* PMU found: load the driver with 'modprobe %s'\n",
 				HWTEL_DDR_PMU_PREFIX, HWTEL_DDR_MODULE);
 			return HWTEL_EXIT_NOPMU;
 		}
-		for (k = 0; k < (unsigned int)cnt && k < DDR_MAX; k++) {
-			ret = hwtel_ddr_open(names[k], 0, o->events, &h[k]);
-			if (ret)
-				goto out;
-			n++;
-		}
-	}
-	a = calloc(n, sizeof(*a));
-	b = calloc(n, sizeof(*b));
-	diff = calloc(n, sizeof(*diff));
-	first = calloc(n, sizeof(*first));
-	cum = calloc(n, sizeof(*cum));
-	if (!a || !b || !diff || !first || !cum) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (k = 0; k < n; k++) {
-		ret = hwtel_ddr_read(h[k], &a[k]);
+		ret = pmu_set_rescan(&r.set, true, &r);
+		if (!ret && !r.set.n)
+			ret = -ENODEV;	/* gone since the listing */
 		if (ret)
 			goto out;
-		first[k] = a[k];
 	}
-	t0 = a[0].timestamp_ns;
+	t0 = ctl(&r, 0)->a->timestamp_ns;
+	start = t0;
 	for (;;) {
 		double seconds;
+		unsigned int n;
 
 		if (o->command) {
 			int cst = 0;
@@ -1346,31 +1489,55 @@ static int cmd_ddr(const struct hwtel_opts *o)
 			/* a single interval cut short is reported, as perf stat does */
 			break;
 		}
-		for (k = 0; k < n; k++) {
-			ret = hwtel_ddr_read(h[k], &b[k]);
-			if (ret)
+		k = 0;
+		while (k < r.set.n) {
+			struct ddr_ctl *c = ctl(&r, k);
+
+			ret = hwtel_ddr_read(c->h, c->b);
+			if (ret && follow && pmu_set_gone(&r.set, k, ret, hwtel_ddr_vanished(c->h)))
+				continue;
+			if (ret) {
+				bad = k;
 				goto out;
-			hwtel_ddr_diff(&b[k], &a[k], &diff[k]);
-			hwtel_ddr_diff(&b[k], &first[k], &cum[k]);
+			}
+			hwtel_ddr_diff(c->b, c->a, c->diff);
+			hwtel_ddr_diff(c->b, c->first, c->cum);
+			k++;
+		}
+		n = r.set.n;
+		free(diff);
+		free(cum);
+		diff = malloc(n * sizeof(*diff));
+		cum = malloc(n * sizeof(*cum));
+		if (!diff || !cum) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (k = 0; k < n; k++) {
+			diff[k] = *ctl(&r, k)->diff;
+			cum[k] = *ctl(&r, k)->cum;
 		}
 		/* wall time between the two bandwidth readings */
-		seconds = (double)(b[0].timestamp_ns - a[0].timestamp_ns) / 1e9;
+		seconds = (double)(ctl(&r, 0)->b->timestamp_ns - ctl(&r, 0)->a->timestamp_ns) / 1e9;
 		iter++;
-		ret = ddr_output(o, diff, cum, n, seconds, b[0].timestamp_ns - first[0].timestamp_ns,
+		ret = ddr_output(o, diff, cum, n, seconds, ctl(&r, 0)->b->timestamp_ns - start,
 				 o->watch && !(o->count && iter >= o->count));
 		if (hwtel_output_stopped(ret))
 			ret = 0;	/* stopped while the output blocked */
 		if (ret || stop_sig || !o->watch || o->command || (o->count && iter >= o->count))
 			break;
-		memcpy(a, b, n * sizeof(*a));
+		for (k = 0; k < n; k++)
+			*ctl(&r, k)->a = *ctl(&r, k)->b;
 		t0 += (uint64_t)(o->interval * 1e9);
+		if (follow)
+			pmu_set_rescan(&r.set, false, &r);
 	}
 out:
 	if (ret) {
 		bool gone = ret == -ENODEV;
 
-		for (k = 0; k < n; k++)
-			if (h[k] && hwtel_ddr_vanished(h[k]))
+		for (k = 0; k < r.set.n; k++)
+			if ((bad == UINT_MAX || bad == k) && hwtel_ddr_vanished(ctl(&r, k)->h))
 				gone = true;
 		if (gone) {
 			fprintf(stderr, "hwtel: error: a DDR PMU vanished: %s\n", hwtel_last_error());
@@ -1380,13 +1547,8 @@ out:
 		}
 	}
 	prom_stop(o, status);
-	for (k = 0; k < n; k++)
-		hwtel_ddr_close(h[k]);
-	free(names);
-	free(a);
-	free(b);
+	pmu_set_free(&r.set);
 	free(diff);
-	free(first);
 	free(cum);
 	return status;
 }

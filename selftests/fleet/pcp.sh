@@ -23,13 +23,12 @@
 #    out of it while the others go on.
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
+. "$(dirname "$0")/fleet_lib.sh"
 
 PLAN=29
-FLEET=$HWTEL_SRC/selftests/fleet
 PCP_B=$HWTEL_BUILD/tools/pcp
 AGENT=$PCP_B/pmdahwtel
 DOM=$(sed -n 's/^#define HWTEL \([0-9]*\).*/\1/p' "$HWTEL_SRC/tools/pcp/domain.h")
-UNIT=$HWTEL_SRC/data/systemd/hwtel-prometheus@.service
 DERIVED=$HWTEL_SRC/tools/pcp/hwtel.derived
 P=$PCIE_PMU
 D=$(ddr_pmu_of odyssey)
@@ -256,49 +255,6 @@ rc=$?
 umount "$R/usr/lib/systemd/system"
 tap_eq "systemd-analyze verify: hwtel-prometheus@pcie/@ddr, no error or warning" "0 " "$rc $out"
 
-# the unit's ExecStart, with its variables and instance name put in
-exec_start()
-{
-	local inst=$1 args=$2 line
-
-	line=$(sed -n 's/^ExecStart=//p' "$UNIT")
-	line=${line//%i/$inst}
-	line=${line//'${HWTEL_INTERVAL}'/0.3}
-	line=${line//'${HWTEL_TEXTFILE_DIR}'/$T/tf}
-	line=${line//'$HWTEL_ARGS'/$args}
-	line=${line/#\/usr\/bin\/hwtel/$HW}
-	echo "$line"
-}
-# rewrites FILE N: wait until FILE was replaced N times (rename: new inode)
-rewrites()
-{
-	local f=$1 n=$2 ino last i
-
-	last=$(stat -c %i "$f" 2>/dev/null)
-	for ((i = 0; i < 100 && n > 0; i++)); do
-		sleep 0.1
-		ino=$(stat -c %i "$f" 2>/dev/null)
-		if [ -n "$ino" ] && [ "$ino" != "$last" ]; then
-			n=$((n - 1))
-			last=$ino
-		fi
-	done
-	[ "$n" -eq 0 ]
-}
-# exporter INST ARGS: start the exact command line, wait for its first file
-exporter()
-{
-	local -a argv
-
-	read -ra argv <<< "$(exec_start "$1" "$2")"
-	"${argv[@]}" 2> "$T/exp-$1.err" &
-	EXP_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		[ -s "$T/tf/hwtel-$1.prom" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 mkdir -p "$T/tf"
 # The LOST DELTA set for the agent above is still set: no reader clears it,
 # so the exporter reports it too (hwtel_pcie_flag 1 below).
@@ -449,18 +405,6 @@ kill -TERM "$EXP_PID"
 wait "$EXP_PID"
 tap_eq "the two-PMU exporter exits 0 on SIGTERM and removes its textfile" "0 " "$? $(ls "$T/tf")"
 
-# infile PATTERN WANT: until the textfile has (1) or lacks (0) PATTERN
-infile()
-{
-	local i
-
-	for ((i = 0; i < 100; i++)); do
-		grep -q "$1" "$T/tf/hwtel-pcie.prom" 2>/dev/null
-		[ $? -eq $((1 - $2)) ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 # A PMU that appears while the exporter runs (a card bound) joins the
 # file, its counts from then on. The unbind comes first, with no event
 # open: the PMU goes at once.
@@ -468,7 +412,7 @@ echo ndk-pcie-tlm-sim.1 > "$PDRV/unbind"
 exporter pcie "" || tap_diag "no first textfile: $(cat "$T/exp-pcie.err")"
 echo "words,ep=0,bus=0 7" > "$SIMDBG/$P/inject"
 echo ndk-pcie-tlm-sim.1 > "$PDRV/bind"
-infile "device=\"$P2\"" 1
+infile "$T/tf/hwtel-pcie.prom" "device=\"$P2\"" 1
 echo "words,ep=0,bus=0 5" > "$SIMDBG/$P2/inject"
 rewrites "$T/tf/hwtel-pcie.prom" 2
 cat "$T/tf/hwtel-pcie.prom" > "$T/new.prom"
@@ -480,7 +424,7 @@ tap_check "a PMU that appears joins the textfile, with the counts since it joine
 # PMU's stay (before 6.15 the PMU stays registered, frozen, while any
 # event of the module is open: the exporter must not take it back)
 echo ndk-pcie-tlm-sim.1 > "$PDRV/unbind"
-infile "device=\"$P2\"" 0
+infile "$T/tf/hwtel-pcie.prom" "device=\"$P2\"" 0
 r=$?
 echo "words,ep=0,bus=0 1" > "$SIMDBG/$P/inject"
 rewrites "$T/tf/hwtel-pcie.prom" 2
