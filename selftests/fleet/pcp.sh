@@ -7,7 +7,8 @@
 #    the test injected into the idle model (the rest stays 0), the endpoint
 #    state what the model's parameters and its load state give;
 #  - restarted with another DDR event first, pmdahwtel keeps each instance id
-#    (its instance domains saved under a private PCP_VAR_DIR);
+#    (its instance domains saved under a private PCP_VAR_DIR), and a name
+#    not seen for 30 days is culled from them, a more recent one kept;
 #  - pmdahwtel under a private pmcd (unix socket, files under /tmp): pminfo -f
 #    sees exact DDR counts injected after the agent opened its groups (and
 #    pmdaperfevent with the shipped perfevent-hwtel.conf the same ones), a
@@ -25,7 +26,7 @@
 . "$(dirname "$0")/../tool/tool_lib.sh"
 . "$(dirname "$0")/fleet_lib.sh"
 
-PLAN=29
+PLAN=30
 PCP_B=$HWTEL_BUILD/tools/pcp
 AGENT=$PCP_B/pmdahwtel
 DOM=$(sed -n 's/^#define HWTEL \([0-9]*\).*/\1/p' "$HWTEL_SRC/tools/pcp/domain.h")
@@ -165,7 +166,26 @@ tap_eq "restarted with another DDR event first, each instance keeps its id (dbpm
 0 $D/ddr_cam_read
 1 $D/ddr_hif_rd_access" "$(cat "$T/ids1"; echo --; sort -n "$T/ids2")"
 
-# --- 6: the domain -------------------------------------------------------
+# --- 6: names of PMUs gone for good are culled, recent ones kept --------
+# The saved domain is PCP's own file ("inst stamp name" lines after a
+# header; the stamp: when the instance was last seen). Two names of PMUs
+# not on this host are planted in it: one last seen 31 days ago, past the
+# agent's 30 days (HWTEL_KEEP_SECONDS in pmdahwtel.c), one 29 days ago.
+# A restart culls the first only; every other instance keeps its id.
+CF=$T/var/config/pmda/$DOM.7
+now=$(date +%s)
+{
+	cat "$CF"
+	echo "7 $((now - 31 * 86400)) mrvl_ddr_pmu_1000/ddr_cam_read"
+	echo "8 $((now - 29 * 86400)) mrvl_ddr_pmu_2000/ddr_cam_read"
+} > "$T/cf" && cp "$T/cf" "$CF"
+ids ddr_cam_read > /dev/null
+tap_eq "a name not seen for 31 days leaves the saved domain, one of 29 days stays, ids kept" \
+	"0 $D/ddr_cam_read
+1 $D/ddr_hif_rd_access
+8 mrvl_ddr_pmu_2000/ddr_cam_read" "$(awk 'NR > 1 { print $1, $3 }' "$CF" | sort -n)"
+
+# --- 7: the domain -------------------------------------------------------
 # PCP's stdpmid (Make.stdpmid) gives 385-510 to end-user PMDAs, allocated
 # from the top down; 1-384 are for PMDAs of PCP's packages.
 tap_eq "domain.h: the domain is in PCP's end-user range 385-510 and not one of stdpmid.pcp's" \
@@ -174,7 +194,7 @@ tap_eq "domain.h: the domain is in PCP's end-user range 385-510 and not one of s
 	   awk -v d="$DOM" '$2 == d { print "assigned to " $1; f = 1 } END { if (!f) print "unassigned" }' \
 		/var/lib/pcp/pmns/stdpmid.pcp)"
 
-# --- 7-12: a private pmcd, pminfo -------------------------------------
+# --- 8-13: a private pmcd, pminfo -------------------------------------
 PD=$T/pcp
 mkdir -p "$PD/log" "$PD/run" "$PD/tmp"
 # pmdaperfevent beside it, with the shipped DDR configuration as its only one
@@ -242,7 +262,7 @@ hwtel.pcie.device.readout_overrun $P 0" \
 tap_check "pminfo -T: the help text reaches clients through pmcd" \
 	grep -q "since the last clear" <(pminfo -h "$PMH" -T hwtel.pcie.bus.words)
 
-# --- 13-18: the Prometheus exporter unit -------------------------------
+# --- 14-19: the Prometheus exporter unit -------------------------------
 R=$T/root
 mkdir -p "$R/usr/bin" "$R/bin" "$R/usr/lib/systemd/system" "$R/etc/systemd/system"
 mount --bind /usr/lib/systemd/system "$R/usr/lib/systemd/system"	# the targets
@@ -312,7 +332,7 @@ tap_check "ddr textfile: strict format, bytes = 64 x the injected bursts, the ev
 	res ok "$T/ddr.prom"
 tap_check "the format check refuses a series written twice" res bad "$T/bad.prom"
 
-# --- 19-23: the seed profile through pmcd: rates and derived shares -----
+# --- 20-24: the seed profile through pmcd: rates and derived shares -----
 # The agent finds the reloaded model by itself (same PMU name, new device).
 pcie_up profile=seed || tap_fail "reload the PCIe model (seed)"
 export PCP_DERIVED_CONFIG=$DERIVED
@@ -367,7 +387,7 @@ tap_check "pmval rate-converts the counter hwtel.pcie.ep.pcie_cycles (counter se
 	       awk -v v='$rate' 'BEGIN { exit !(v > 0) }'"
 tap_check "pmcd and the agent logged no error" \
 	sh -c "! grep -i -E 'error|warning' '$PD/log/pmcd.log' '$PD/log/hwtel.log'"
-# --- 24-29: two PCIe blocks, one exporter, one textfile ---------------
+# --- 25-30: two PCIe blocks, one exporter, one textfile ---------------
 # Two NDK cards, or one card with two PCIE_TELEMETRY blocks: one PMU each.
 P2=ndk_pcie_tlm_3fff00100000
 PDRV=/sys/bus/platform/drivers/ndk-pcie-tlm

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
@@ -36,6 +37,10 @@
 
 #define MAX_PCIE	8
 #define MAX_DDR		16
+
+/* instance names not seen for 30 days are culled; seen times saved hourly */
+#define HWTEL_KEEP_SECONDS	(30 * 86400)
+#define HWTEL_SYNC_SECONDS	3600
 
 enum { IND_DEV, IND_EP, IND_BUS, IND_REGION, IND_STOP, IND_BAND, IND_DDR, IND_DDREV, NINDOMS };
 enum { CL_EP, CL_BUS, CL_REGION, CL_STOP, CL_BAND, CL_STATE, CL_DEV, CL_DDR, CL_DDREV };
@@ -377,7 +382,10 @@ static void pcie_instances(unsigned int k)
 static void refresh(void)
 {
 	static bool save_failed;
+	static time_t synced;
 	unsigned int k, i;
+	time_t now;
+	bool sync;
 
 	for (k = 0; k < NINDOMS; k++)
 		pmdaCacheOp(indom(k), PMDA_CACHE_INACTIVE);
@@ -416,9 +424,23 @@ static void refresh(void)
 			add_inst(IND_DDREV, name, (struct inst_ref){ .dev = k, .idx = i });
 		}
 	}
-	/* a name keeps its id across restarts: save the set when it grew */
+	/*
+	 * A name keeps its id across restarts, PCP's saved instance domain
+	 * holding when each was last seen: a PMU that comes back within
+	 * HWTEL_KEEP_SECONDS keeps its ids, the names of one gone for longer
+	 * (a card moved to another slot, a changed firmware layout) are
+	 * culled. The file is written when the set changed, and at most once
+	 * an hour for the times alone (PMDA_CACHE_SYNC), not at every fetch.
+	 */
+	now = time(NULL);
+	sync = now - synced >= HWTEL_SYNC_SECONDS;
+	if (sync)
+		synced = now;
 	for (k = 0; k < NINDOMS; k++) {
-		int ret = pmdaCacheOp(indom(k), PMDA_CACHE_SAVE);
+		int ret;
+
+		pmdaCachePurgeCallback(indom(k), HWTEL_KEEP_SECONDS, free);
+		ret = pmdaCacheOp(indom(k), sync ? PMDA_CACHE_SYNC : PMDA_CACHE_SAVE);
 
 		if (ret < 0 && !save_failed) {
 			pmNotifyErr(LOG_WARNING, "saving instance domain %s: %s",
