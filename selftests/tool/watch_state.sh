@@ -14,10 +14,14 @@
 # run it must be as set: the PMU's sysfs flags file (one register read, no
 # tool) says 0x1 and the control plane's totals report the flag and both
 # marks.
+#
+# The explicit clear zeroes the counters too, but only the control plane's
+# totals (-t 0, the PCP agent): a clear in the middle of an interval leaves
+# that interval's counts (perf events) exact.
 
 . "$(dirname "$0")/tool_lib.sh"
-tool_need_modules 7 hwtel_sim_pcie ndk_pcie_tlm
-tap_plan 7
+tool_need_modules 8 hwtel_sim_pcie ndk_pcie_tlm
+tap_plan 8
 
 pcie_up profile=idle || { tap_fail "load model (idle) and driver"; tap_done; }
 
@@ -75,4 +79,20 @@ e = d["data"]["endpoints"][0]
 got = (flags, d["data"]["status"]["lost_deltas"], e["tags_free_min"], e["stfifo_free_min"])
 assert got == ("0x0", False, 200, 900), got
 ' "/sys/bus/event_source/devices/$PCIE_PMU/flags" "$T/c.json"
+
+# -c during an interval (the COMMAND): 100 words before it, 23 after. The
+# interval's perf events count all 123; the totals (-t 0) the 23 since.
+W="words,ep=0,bus=0"
+"$HW" pcie -x , -- sh -c "echo '$W 100' > '$PCIE_DBG/inject' && '$HW' pcie -c > /dev/null &&
+	echo '$W 23' > '$PCIE_DBG/inject'" > "$T/iv.csv" 2>&1
+"$HW" pcie -t 0 -x , > "$T/tot.csv" 2>&1
+tool_py "-c within an interval: its counts stay exact (123 words), the totals restart (23)" '
+import csv, sys
+def words(f):
+    rows = [r for r in csv.reader(open(f)) if len(r) > 2 and r[2] == sys.argv[3]]
+    assert len(rows) == 1, (f, rows, open(f).read())
+    return int(rows[0][0])
+got = (words(sys.argv[1]), words(sys.argv[2]))
+assert got == (123, 23), got
+' "$T/iv.csv" "$T/tot.csv" "$PCIE_PMU/$W/"
 tap_done
