@@ -163,13 +163,14 @@ struct hwtel_gpu_report {
 	/* Appended: the operating point at t1 exactly (opp is rounded to MHz, mV) */
 	uint64_t opp_hz, opp_uv;
 	/*
-	 * Appended: in the cumulative report of the Mali source only (else 0
-	 * and NULL), the process lives that ended and were reported, summed
-	 * per name (comm, "" when unknown), in name order. Such a life is in
-	 * @consumers up to the report of the interval in which it ended (or
-	 * in which its last job's STOP came), then in @exited: pid 0, life
-	 * the number of lives summed, cmdline "", energy_upj the sum of the
-	 * lives' rounded energies. See "Process lives in memory" in
+	 * Appended: in the cumulative report only (else 0 and NULL), the
+	 * process lives that ended and were reported, summed per name (comm,
+	 * "" when unknown), in name order. Such a life is in @consumers up to
+	 * the report of the interval in which it ended (Mali: or in which its
+	 * last job's STOP came; DRM: or in which its last client was read),
+	 * then in @exited: pid 0, life the number of lives summed, cmdline "",
+	 * energy_upj the sum of the lives' rounded energies. See "Process
+	 * lives in memory" and "The DRM source" in
 	 * Documentation/userspace-api/hwtel.rst.
 	 */
 	unsigned int nexited;

@@ -199,20 +199,6 @@ struct cons {
 };
 
 /*
- * The lives that ended and were reported, summed per name (fold_ended()):
- * upj is the sum of their rounded energies, as the Prometheus counter of
- * the name summed them while they were rows. One entry per name, as the
- * Prometheus series: no cap that would move a name's lives to another
- * entry and its counter to another series.
- */
-struct fold {
-	char comm[32];
-	unsigned long lives;
-	uint64_t upj;
-	struct acc a;
-};
-
-/*
  * Per PID seen: its lives and consumers (chains through next), and how
  * many of its lives were folded, for the life numbers of its later lives.
  * Without it, each life handed and each job looked through all lives or
@@ -270,7 +256,8 @@ struct hwtel_gpu {
 	unsigned int nlives, lives_cap;
 	struct cons *cons;
 	unsigned int ncons, cons_cap;
-	struct fold *fold;
+	/* the lives that ended and were reported, per name (fold_ended()) */
+	struct hwtel_gpu_fold *fold;
 	unsigned int nfold;
 	struct pid_ent *pids;	/* open addressing, size npids_cap (a power of 2) */
 	unsigned int npids, npids_cap;
@@ -989,22 +976,37 @@ static int cons_cmp(const void *a, const void *b)
 	return x->life < y->life ? -1 : x->life > y->life;
 }
 
-/* The summed lives of @comm, a new entry if needed; NULL on ENOMEM */
-static struct fold *fold_of(struct hwtel_gpu *g, const char *comm)
+/*
+ * One entry per name, as the Prometheus series: no cap that would move a
+ * name's lives to another entry and its counter to another series.
+ */
+int hwtel_gpu_fold_add(struct hwtel_gpu_fold **fold, unsigned int *n, const char *comm,
+		       const uint64_t *busy, const uint64_t *jobs, uint64_t unpriced_ns, u128 raw)
 {
+	struct hwtel_gpu_fold *f = NULL;
 	unsigned int i;
-	void *n;
 
-	for (i = 0; i < g->nfold; i++)
-		if (!strcmp(g->fold[i].comm, comm))
-			return &g->fold[i];
-	n = realloc(g->fold, (g->nfold + 1) * sizeof(*g->fold));
-	if (!n)
-		return NULL;
-	g->fold = n;
-	memset(&g->fold[g->nfold], 0, sizeof(*g->fold));
-	snprintf(g->fold[g->nfold].comm, sizeof(g->fold[0].comm), "%s", comm);
-	return &g->fold[g->nfold++];
+	for (i = 0; i < *n && !f; i++)
+		if (!strcmp((*fold)[i].comm, comm))
+			f = &(*fold)[i];
+	if (!f) {
+		f = realloc(*fold, (*n + 1) * sizeof(**fold));
+		if (!f)
+			return -ENOMEM;
+		*fold = f;
+		f = &f[(*n)++];
+		memset(f, 0, sizeof(*f));
+		snprintf(f->comm, sizeof(f->comm), "%s", comm);
+	}
+	for (i = 0; i < HWTEL_GPU_UNITS; i++) {
+		f->busy[i] += busy[i];
+		f->jobs[i] += jobs ? jobs[i] : 0;
+	}
+	f->unpriced_ns += unpriced_ns;
+	f->raw += raw;
+	f->upj += raw_to_upj(raw);
+	f->lives++;
+	return 0;
 }
 
 /*
@@ -1019,7 +1021,6 @@ static struct fold *fold_of(struct hwtel_gpu *g, const char *comm)
 static void fold_ended(struct hwtel_gpu *g, uint64_t t1)
 {
 	unsigned int i, j, n, *map;
-	struct fold *f;
 
 	if (!g->ncons && !g->nlives)
 		return;
@@ -1047,16 +1048,8 @@ static void fold_ended(struct hwtel_gpu *g, uint64_t t1)
 		const struct acc *a = &c->a[SET_CUM];
 
 		if (!c->pin && c->life >= 0 && g->lives[c->life].end <= t1 &&
-		    (f = fold_of(g, g->lives[c->life].comm)) != NULL) {
-			for (j = 0; j < HWTEL_GPU_UNITS; j++) {
-				f->a.busy[j] += a->busy[j];
-				f->a.jobs[j] += a->jobs[j];
-			}
-			f->a.unpriced_ns += a->unpriced_ns;
-			f->a.carried_ns += a->carried_ns;
-			f->a.raw += a->raw;
-			f->upj += raw_to_upj(a->raw);
-			f->lives++;
+		    !hwtel_gpu_fold_add(&g->fold, &g->nfold, g->lives[c->life].comm, a->busy,
+					a->jobs, a->unpriced_ns, a->raw)) {
 			map[i] = UINT_MAX;
 			continue;
 		}
@@ -1115,35 +1108,35 @@ static int fold_cmp(const void *a, const void *b)
 		      ((const struct hwtel_gpu_consumer *)b)->comm);
 }
 
-/* The cumulative report's rows of the lives summed per name, in name order */
-static int build_exited(struct hwtel_gpu *g, struct hwtel_gpu_report *r)
+/* The rows of the lives summed per name: pid 0, life the number of lives */
+int hwtel_gpu_fold_report(const struct hwtel_gpu_fold *fold, unsigned int n, u128 total_raw,
+			  struct hwtel_gpu_report *r)
 {
-	const struct acc *t = &g->total[SET_CUM];
 	unsigned int i, k;
 
-	if (!g->nfold)
+	if (!n)
 		return 0;
-	r->exited = calloc(g->nfold, sizeof(*r->exited));
+	r->exited = calloc(n, sizeof(*r->exited));
 	if (!r->exited)
 		return hwtel_err(-ENOMEM, "out of memory");
-	for (i = 0; i < g->nfold; i++) {
-		const struct fold *f = &g->fold[i];
+	for (i = 0; i < n; i++) {
+		const struct hwtel_gpu_fold *f = &fold[i];
 		struct hwtel_gpu_consumer *o = &r->exited[i];
 
 		o->life = f->lives > UINT_MAX ? UINT_MAX : (unsigned int)f->lives;
 		snprintf(o->comm, sizeof(o->comm), "%s", f->comm);
 		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
-			o->busy_ns[k] = f->a.busy[k];
-			o->jobs[k] = f->a.jobs[k];
-			o->busy_total_ns += f->a.busy[k];
+			o->busy_ns[k] = f->busy[k];
+			o->jobs[k] = f->jobs[k];
+			o->busy_total_ns += f->busy[k];
 		}
-		o->unpriced_ns = f->a.unpriced_ns;
+		o->unpriced_ns = f->unpriced_ns;
 		o->energy_upj = f->upj;
-		o->energy_pj = raw_to_pj(f->a.raw);
+		o->energy_pj = raw_to_pj(f->raw);
 		o->mean_pw = r->seconds > 0 ? o->energy_pj / r->seconds : 0;
-		o->share = t->raw ? (double)f->a.raw / (double)t->raw : 0;
+		o->share = total_raw ? (double)f->raw / (double)total_raw : 0;
 	}
-	r->nexited = g->nfold;
+	r->nexited = n;
 	qsort(r->exited, r->nexited, sizeof(*r->exited), fold_cmp);
 	return 0;
 }
@@ -1235,7 +1228,7 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 	memcpy(r->unbilled_ns, g->unbilled[s], sizeof(r->unbilled_ns));
 	r->overflows = g->cnt[s][C_OVERFLOW];
 	r->overflow_ns = g->overflow_ns[s];
-	return s == SET_CUM ? build_exited(g, r) : 0;
+	return s == SET_CUM ? hwtel_gpu_fold_report(g->fold, g->nfold, t->raw, r) : 0;
 }
 
 int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,

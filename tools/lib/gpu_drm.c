@@ -412,6 +412,9 @@ struct hwtel_gpu_drm {
 	unsigned int ncl;
 	struct drm_cons *cons;
 	unsigned int ncons;
+	/* the consumers whose process ended, once reported (fold_gone()) */
+	struct hwtel_gpu_fold *fold;
+	unsigned int nfold;
 	char units[HWTEL_GPU_UNITS][24];
 	unsigned int nunits;
 	bool units_full_said;
@@ -660,38 +663,44 @@ static int unit_of(struct hwtel_gpu_drm *d, const char *name)
 	return (int)d->nunits++;
 }
 
-static uint64_t proc_start(struct hwtel_gpu_drm *d, int pid)
+/* The start time of process @pid (0 if not given); -1 if it is gone */
+static int proc_start(struct hwtel_gpu_drm *d, int pid, uint64_t *start)
 {
 	char path[PATH_MAX + 40], buf[1024], *p;
-	unsigned long long v = 0;
 	int i;
 
+	*start = 0;
 	snprintf(path, sizeof(path), "%s/%d/stat", d->proc, pid);
 	if (slurp_at(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
-		return 0;
+		return -1;
 	p = strrchr(buf, ')');
-	if (!p)
-		return 0;
 	/* field 3 (state) follows ") "; starttime is field 22 */
 	for (i = 3; i < 22 && p; i++)
 		p = strchr(p + 1, ' ');
 	if (p)
-		v = strtoull(p + 1, NULL, 10);
-	return v;
+		*start = strtoull(p + 1, NULL, 10);
+	return 0;
 }
 
+/*
+ * The consumer of @pid's life, a new one if needed. Its life number is one
+ * more than the greatest of the PID's lives kept (0 if none is kept: once
+ * summed per name, a life no longer takes a number).
+ */
 static int cons_of(struct hwtel_gpu_drm *d, int pid)
 {
-	uint64_t st = proc_start(d, pid);
 	unsigned int i, life = 0;
 	struct drm_cons *nc, *c;
+	uint64_t st;
 
+	proc_start(d, pid, &st);
 	for (i = 0; i < d->ncons; i++) {
 		if (d->cons[i].pid != pid)
 			continue;
 		if (d->cons[i].start == st)
 			return (int)i;
-		life = d->cons[i].life + 1;
+		if (d->cons[i].life >= life)
+			life = d->cons[i].life + 1;
 	}
 	nc = realloc(d->cons, (d->ncons + 1) * sizeof(*nc));
 	if (!nc)
@@ -1118,10 +1127,12 @@ void hwtel_gpu_drm_free(struct hwtel_gpu_drm *d)
 	free(d->cl);
 	free(d->bad);
 	free(d->cons);
+	free(d->fold);
 	free(d->dvfs);
 	free(d->opp);
 	free(d->rep.consumers);
 	free(d->cum.consumers);
+	free(d->cum.exited);
 	free(d);
 }
 
@@ -1205,6 +1216,7 @@ static int build(struct hwtel_gpu_drm *d, bool cum, uint64_t t0, uint64_t t1)
 	if (!cs)
 		return hwtel_err(-ENOMEM, "out of memory");
 	free(r->consumers);
+	free(r->exited);
 	memset(r, 0, sizeof(*r));
 	r->source = "drm";
 	r->t0_ns = t0;
@@ -1240,6 +1252,12 @@ static int build(struct hwtel_gpu_drm *d, bool cum, uint64_t t0, uint64_t t1)
 	}
 	r->nconsumers = n;
 	r->consumers = cs;
+	/* the consumers summed per name count in the totals since the start */
+	for (i = 0; cum && i < d->nfold; i++) {
+		for (k = 0; k < HWTEL_GPU_UNITS; k++)
+			r->busy_ns[k] += d->fold[i].busy[k];
+		total += d->fold[i].raw;
+	}
 	r->energy_upj = upj_of(total);
 	r->energy_pj = (double)total / (double)UPJ_RAW / 1e6;
 	r->mean_pw = r->seconds > 0 ? r->energy_pj / r->seconds : 0;
@@ -1263,7 +1281,57 @@ static int build(struct hwtel_gpu_drm *d, bool cum, uint64_t t0, uint64_t t1)
 	r->clients_lost = cum ? d->clost : d->lost;
 	r->fdinfo_malformed = cum ? d->cmalformed : d->malformed;
 	r->dvfs_changes = 0;
-	return 0;
+	return cum ? hwtel_gpu_fold_report(d->fold, d->nfold, total, r) : 0;
+}
+
+/*
+ * After an interval's reports: the consumers whose process ended (its
+ * /proc/PID is gone or is a later life) and that have no client left (their
+ * last usage is read: scan() dropped the clients gone) are added to their
+ * name's entry of fold[] and freed; those that never used the GPU are just
+ * freed. What stays is the consumers of processes alive. A process that
+ * closed its DRM files but lives on keeps its consumer, so a file it opens
+ * later is the same row.
+ */
+static void fold_gone(struct hwtel_gpu_drm *d)
+{
+	unsigned int i, n, *map;
+	bool *used;
+
+	if (!d->ncons)
+		return;
+	map = malloc(d->ncons * sizeof(*map));
+	used = calloc(d->ncons, sizeof(*used));
+	if (!map || !used)
+		goto out;		/* kept until the next interval */
+	for (i = 0; i < d->ncl; i++)
+		used[d->cl[i].cons] = true;
+	for (i = n = 0; i < d->ncons; i++) {
+		struct drm_cons *c = &d->cons[i];
+		uint64_t st, busy = c->cunpriced;
+		unsigned int k;
+
+		for (k = 0; k < HWTEL_GPU_UNITS; k++)
+			busy += c->cbusy[k];
+		if (!used[i] && (proc_start(d, c->pid, &st) || st != c->start) &&
+		    (!busy || !hwtel_gpu_fold_add(&d->fold, &d->nfold, c->comm, c->cbusy, NULL,
+						  c->cunpriced, c->craw)))
+			continue;
+		map[i] = n;
+		d->cons[n++] = *c;
+	}
+	if (n && n < d->ncons) {
+		struct drm_cons *nc = realloc(d->cons, n * sizeof(*nc));
+
+		if (nc)
+			d->cons = nc;	/* cons_of() grows it one at a time */
+	}
+	d->ncons = n;
+	for (i = 0; i < d->ncl; i++)
+		d->cl[i].cons = map[d->cl[i].cons];
+out:
+	free(map);
+	free(used);
 }
 
 int hwtel_gpu_drm_interval(struct hwtel_gpu_drm *d, uint64_t t1_ns,
@@ -1280,6 +1348,7 @@ int hwtel_gpu_drm_interval(struct hwtel_gpu_drm *d, uint64_t t1_ns,
 		ret = build(d, true, d->cum_t0, t1_ns);
 	if (ret)
 		return ret;
+	fold_gone(d);
 	for (i = 0; i < d->ncons; i++) {
 		memset(d->cons[i].busy, 0, sizeof(d->cons[i].busy));
 		d->cons[i].unpriced = 0;
@@ -1297,4 +1366,9 @@ int hwtel_gpu_drm_interval(struct hwtel_gpu_drm *d, uint64_t t1_ns,
 const struct hwtel_gpu_report *hwtel_gpu_drm_cumulative(const struct hwtel_gpu_drm *d)
 {
 	return &d->cum;
+}
+
+unsigned int hwtel_gpu_drm_retained(const struct hwtel_gpu_drm *d)
+{
+	return d->ncons;
 }

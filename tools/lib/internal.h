@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <libhwtel/gpu.h>
 #include <libhwtel/hwtel.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -149,5 +150,30 @@ void hwtel_gpu_procmon_event(struct hwtel_gpu_procmon *m, const struct proc_even
 struct hwtel_gpu;
 void hwtel_gpu_retained(const struct hwtel_gpu *g, unsigned int *lives, unsigned int *consumers);
 unsigned int hwtel_gpu_procmon_retained(struct hwtel_gpu_procmon *m);
+/*
+ * gpu.c, for both sources: the process lives that ended and were reported,
+ * summed per name (comm, "" when unknown), as the Prometheus counter of the
+ * name summed them while they were rows: @upj is the sum of their energies
+ * each rounded to the uPJ, @raw the exact sum (Hz x uV^2 x ns).
+ */
+struct hwtel_gpu_fold {
+	char comm[32];
+	unsigned long lives;
+	uint64_t upj;
+	uint64_t busy[HWTEL_GPU_UNITS], jobs[HWTEL_GPU_UNITS], unpriced_ns;
+	unsigned __int128 raw;
+};
+
+/* Add one life's figures (@jobs may be NULL) to its name's entry; 0 or -ENOMEM */
+int hwtel_gpu_fold_add(struct hwtel_gpu_fold **fold, unsigned int *n, const char *comm,
+		       const uint64_t *busy, const uint64_t *jobs, uint64_t unpriced_ns,
+		       unsigned __int128 raw);
+/* The report's exited list, in name order; shares of @total_raw; 0 or -ENOMEM */
+int hwtel_gpu_fold_report(const struct hwtel_gpu_fold *fold, unsigned int n,
+			  unsigned __int128 total_raw, struct hwtel_gpu_report *r);
+
+/* For tests: the consumers (process lives) the DRM source @d keeps */
+struct hwtel_gpu_drm;
+unsigned int hwtel_gpu_drm_retained(const struct hwtel_gpu_drm *d);
 
 #endif /* _HWTEL_INTERNAL_H */

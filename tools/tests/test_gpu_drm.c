@@ -14,6 +14,8 @@
 
 #include <libhwtel/gpu.h>
 
+#include "lib/internal.h"
+
 #include "unit.h"
 
 static int parse(const char *text, struct hwtel_gpu_fdinfo *fi, char **diag)
@@ -482,4 +484,263 @@ TEST(drm_xe_cycles)
 	hwtel_gpu_drm_free(d);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	CHECK_EQ(system(cmd), 0);
+}
+
+/*
+ * Issue 20, "the DRM source never frees its per-process consumers": an
+ * always-on exporter sees every process that opens a DRM file. Here 1200
+ * processes in a fake /proc, 8 started per 10 ms interval and living 1 to
+ * 3 intervals, each with one client (one engine, "gfx") whose busy time
+ * grows every interval; named "vk0", "vk1" or "vk2"; their PIDs come back
+ * every 40 processes (a new start time: a new life). One "Xorg" lives
+ * throughout, closes its client at interval 50 and opens another at 60.
+ * The device has no devfreq: --initial-opp 300 MHz 1000 mV prices it. After
+ * every interval the consumers kept are no more than the processes alive,
+ * and each name's Prometheus counter is the sum of its processes' energies
+ * (each rounded to the uPJ, as this test computes them); at the end the
+ * ended processes are in the exited list, summed per name.
+ */
+#define DC_PER		8
+#define DC_IVL		150
+#define DC_PID		2000
+#define DC_REUSE	40
+#define DC_XORG		1999
+
+struct dc_proc {
+	int pid;
+	uint64_t busy;		/* written into its fdinfo, read by the source */
+	bool alive;
+	bool summed;		/* ended before the last interval: in exited */
+};
+
+static void dc_write(int pid, unsigned int fd, unsigned long long id, uint64_t busy)
+{
+	char rel[64], text[256];
+
+	snprintf(rel, sizeof(rel), "proc/%d/fdinfo/%u", pid, fd);
+	snprintf(text, sizeof(text), "pos:\t0\ndrm-driver:\tfake\ndrm-client-id:\t%llu\n"
+		 "drm-engine-gfx:\t%llu ns\n", id, (unsigned long long)busy);
+	put(rel, text);
+}
+
+static void dc_spawn(int pid, unsigned long start, const char *comm)
+{
+	char rel[64], text[256];
+
+	snprintf(rel, sizeof(rel), "proc/%d", pid);
+	mk(rel);
+	snprintf(rel, sizeof(rel), "proc/%d/fd", pid);
+	mk(rel);
+	snprintf(rel, sizeof(rel), "proc/%d/fdinfo", pid);
+	mk(rel);
+	snprintf(rel, sizeof(rel), "proc/%d/comm", pid);
+	snprintf(text, sizeof(text), "%s\n", comm);
+	put(rel, text);
+	snprintf(rel, sizeof(rel), "proc/%d/cmdline", pid);
+	put(rel, comm);
+	snprintf(rel, sizeof(rel), "proc/%d/stat", pid);
+	snprintf(text, sizeof(text), "%d (%s) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %lu 0 0\n",
+		 pid, comm, start);
+	put(rel, text);
+}
+
+static void dc_fd(int pid, unsigned int fd, bool open)
+{
+	char rel[64], path[600];
+
+	snprintf(rel, sizeof(rel), "proc/%d/fd/%u", pid, fd);
+	if (open) {
+		ln("/dev/null", rel);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/proc/%d/fdinfo/%u", root, pid, fd);
+	unlink(path);
+}
+
+static void dc_exit(int pid)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/proc/%d", root, pid);
+	if (system(cmd))
+		printf("#   %s failed\n", cmd);
+}
+
+static uint64_t dc_prom(const char *out, const char *comm)
+{
+	char key[96];
+	const char *p;
+	unsigned long long a = 0, b = 0;
+
+	snprintf(key, sizeof(key), "hwtel_gpu_energy_pseudojoules_total{comm=\"%s\"} ", comm);
+	p = out ? strstr(out, key) : NULL;
+	if (!p || sscanf(p + strlen(key), "%llu.%llu", &a, &b) != 2)
+		return UINT64_MAX;
+	return a * 1000000ull + b;
+}
+
+TEST(drm_consumers_bounded)
+{
+	static const char *const names[] = { "vk0", "vk1", "vk2" };
+	const unsigned long nproc = DC_PER * DC_IVL;
+	struct dc_proc *p = calloc(nproc, sizeof(*p));
+	uint64_t xorg_busy = 0, xorg_closed = 0, ended_busy[3] = { 0 };
+	unsigned long ended[3] = { 0 }, k, n, fails = 0;
+	const struct hwtel_gpu_report *r = NULL, *cum;
+	char proc[128], sys[128], cmd[300];
+	struct hwtel_gpu_drm *d;
+	unsigned int i;
+
+	snprintf(root, sizeof(root), "/tmp/hwtel-drmc-XXXXXX");
+	if (!p || !mkdtemp(root)) {
+		CHECK(0);
+		free(p);
+		return;
+	}
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	mk("proc");
+	dc_spawn(DC_XORG, 1, "Xorg");
+	dc_fd(DC_XORG, 3, true);
+	dc_write(DC_XORG, 3, 900001, 0);
+	d = hwtel_gpu_drm_new(proc, sys, root);
+	CHECK(d != NULL);
+	if (!d) {
+		free(p);
+		return;
+	}
+	hwtel_gpu_drm_set_clock(d, fake_clock);
+	hwtel_gpu_drm_set_initial_opp(d, 300, 1000);
+	fake_now = 1000000000ull;
+	CHECK_EQ(hwtel_gpu_drm_begin(d, 1000000000ull), 0);
+	for (k = 0; k < DC_IVL && !fails; k++) {
+		uint64_t want[3] = { 0 }, xorg_want;
+		unsigned long alive = 1;
+		char *out = NULL;
+		size_t olen = 0;
+		FILE *f;
+
+		/* exits first (a PID comes back only after its last life ended) */
+		for (n = 0; n < k * DC_PER; n++)
+			if (p[n].alive && k >= n / DC_PER + 1 + n % 3) {
+				dc_exit(p[n].pid);
+				p[n].alive = false;
+				p[n].summed = k + 1 < DC_IVL;
+				ended[n % 3] += p[n].summed;
+				ended_busy[n % 3] += p[n].summed ? p[n].busy : 0;
+			}
+		for (n = k * DC_PER; n < (k + 1) * DC_PER; n++) {
+			p[n].pid = DC_PID + (int)(n % DC_REUSE);
+			p[n].alive = true;
+			dc_spawn(p[n].pid, 100 + n, names[n % 3]);
+			dc_fd(p[n].pid, 4, true);
+		}
+		/* every client alive: more busy time (from 0 for the new ones) */
+		for (n = 0; n < (k + 1) * DC_PER; n++) {
+			if (!p[n].alive)
+				continue;
+			p[n].busy += (n % 7 + 1) * 1000 + k;
+			dc_write(p[n].pid, 4, n + 1, p[n].busy);
+			alive++;
+		}
+		if (k == 50) {
+			dc_fd(DC_XORG, 3, false);
+			xorg_closed = xorg_busy;
+		} else if (k == 60) {
+			dc_fd(DC_XORG, 5, true);
+		}
+		if (k < 50) {
+			xorg_busy += 3000;
+			dc_write(DC_XORG, 3, 900001, xorg_busy);
+		} else if (k >= 60) {
+			xorg_busy += 3000;
+			dc_write(DC_XORG, 5, 900002, xorg_busy - xorg_closed);
+		}
+		fake_now += 10000000;
+		CHECK_EQ(hwtel_gpu_drm_interval(d, 1000000000ull + (k + 1) * 10000000, &r), 0);
+		if (hwtel_gpu_drm_retained(d) > alive) {
+			printf("#   interval %lu: %lu processes alive; the DRM source keeps %u consumers\n",
+			       k, alive, hwtel_gpu_drm_retained(d));
+			fails++;
+		}
+		/* each process's energy, rounded, summed per name */
+		for (n = 0; n < (k + 1) * DC_PER; n++)
+			want[n % 3] += upj3(RAW(p[n].busy, 300, 1000));
+		xorg_want = upj3(RAW(xorg_busy, 300, 1000));
+		f = open_memstream(&out, &olen);
+		hwtel_gpu_format_prom(f, hwtel_gpu_drm_cumulative(d), r);
+		fclose(f);
+		for (i = 0; i < 3; i++)
+			if (dc_prom(out, names[i]) != want[i]) {
+				printf("#   interval %lu: Prometheus %s %llu uPJ, expected %llu\n", k,
+				       names[i], (unsigned long long)dc_prom(out, names[i]),
+				       (unsigned long long)want[i]);
+				fails++;
+			}
+		if (dc_prom(out, "Xorg") != xorg_want) {
+			printf("#   interval %lu: Prometheus Xorg %llu uPJ, expected %llu\n", k,
+			       (unsigned long long)dc_prom(out, "Xorg"),
+			       (unsigned long long)xorg_want);
+			fails++;
+		}
+		free(out);
+	}
+	CHECK_EQ(fails, 0);
+	CHECK_EQ(k, DC_IVL);
+	cum = hwtel_gpu_drm_cumulative(d);
+	/*
+	 * the processes that ended, summed per name in name order, but those
+	 * that ended in the last interval: rows of its reports, summed after
+	 */
+	CHECK_EQ(cum->nexited, 3);
+	for (i = 0; i < cum->nexited && i < 3; i++) {
+		uint64_t e = 0;
+
+		for (n = i; n < nproc; n += 3)
+			if (p[n].summed)
+				e += upj3(RAW(p[n].busy, 300, 1000));
+		CHECK_STR(cum->exited[i].comm, names[i]);
+		CHECK_EQ(cum->exited[i].pid, 0);
+		CHECK_EQ(cum->exited[i].life, ended[i]);
+		CHECK_U64(cum->exited[i].busy_total_ns, ended_busy[i]);
+		CHECK_U64(cum->exited[i].energy_upj, e);
+	}
+	{
+		/* every process once: in a row or in its name's exited entry */
+		uint64_t got = 0, want = 0, busy = 0, wbusy = 0;
+		unsigned long lives = 0;
+
+		for (i = 0; i < cum->nconsumers; i++) {
+			got += cum->consumers[i].energy_upj;
+			busy += cum->consumers[i].busy_total_ns;
+			lives++;
+		}
+		for (i = 0; i < cum->nexited; i++) {
+			got += cum->exited[i].energy_upj;
+			busy += cum->exited[i].busy_total_ns;
+			lives += cum->exited[i].life;
+		}
+		for (n = 0; n < nproc; n++) {
+			want += upj3(RAW(p[n].busy, 300, 1000));
+			wbusy += p[n].busy;
+		}
+		want += upj3(RAW(xorg_busy, 300, 1000));
+		wbusy += xorg_busy;
+		CHECK_U64(got, want);
+		CHECK_U64(busy, wbusy);
+		CHECK_U64(cum->busy_ns[0], wbusy);
+		CHECK_EQ(lives, nproc + 1);
+	}
+	/* Xorg: one row over both of its clients */
+	for (i = 0; i < cum->nconsumers; i++)
+		if (cum->consumers[i].pid == DC_XORG) {
+			CHECK_EQ(cum->consumers[i].life, 0);
+			CHECK_U64(cum->consumers[i].busy_total_ns, xorg_busy);
+		}
+	hwtel_gpu_drm_free(d);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	CHECK_EQ(system(cmd), 0);
+	free(p);
 }
