@@ -97,7 +97,10 @@ int hwtel_gpu_opp_load(const char *path, struct hwtel_gpu_opp **out);
 /* One process (one life of a PID) and its GPU use in the interval */
 struct hwtel_gpu_consumer {
 	int pid;
-	unsigned int life;		/* 0, 1, ... for successive lives of a reused PID */
+	/* 0, 1, ... for the successive lives of a reused PID that the library
+	 * keeps at once; 0 again once none is kept (see "Process lives in
+	 * memory" in Documentation/userspace-api/hwtel.rst) */
+	unsigned int life;
 	char comm[32];			/* "" when unknown */
 	char cmdline[256];
 	uint64_t busy_ns[HWTEL_GPU_UNITS];

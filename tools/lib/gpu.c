@@ -199,10 +199,13 @@ struct cons {
 };
 
 /*
- * Per PID seen: its lives and consumers (chains through next), and how
- * many of its lives were folded, for the life numbers of its later lives.
- * Without it, each life handed and each job looked through all lives or
- * consumers: quadratic in the processes of an interval.
+ * Per PID with a life or consumer kept: its lives and consumers (chains
+ * through next), and how many of its lives were folded while others were
+ * kept, for the life numbers of those. Without it, each life handed and
+ * each job looked through all lives or consumers: quadratic in the
+ * processes of an interval. An entry is freed with its PID's last life or
+ * consumer (pids_prune()): the table follows the processes kept, not the
+ * PIDs ever seen (up to pid_max, 4M on a 64-bit host).
  */
 struct pid_ent {
 	int pid;
@@ -1010,6 +1013,37 @@ int hwtel_gpu_fold_add(struct hwtel_gpu_fold **fold, unsigned int *n, const char
 }
 
 /*
+ * After fold_ended(): the entries of the PIDs with no life or consumer left
+ * are freed, the others moved to a table of the size pid_get() would give
+ * them (load at most 1/2). Rebuilt rather than deleted in place: linear
+ * probing cannot just clear a slot, and the pass costs what fold_ended()'s
+ * own passes cost.
+ */
+static void pids_prune(struct hwtel_gpu *g)
+{
+	struct pid_ent *old = g->pids;
+	unsigned int ocap = g->npids_cap, cap = 256, i, n = 0;
+
+	for (i = 0; i < ocap; i++)
+		n += old[i].used && (old[i].life >= 0 || old[i].cons >= 0);
+	if (n == g->npids)
+		return;
+	while (cap < 2 * n)
+		cap *= 2;
+	g->pids = calloc(cap, sizeof(*g->pids));
+	if (!g->pids) {
+		g->pids = old;	/* kept until the next interval */
+		return;
+	}
+	g->npids_cap = cap;
+	g->npids = n;
+	for (i = 0; i < ocap; i++)
+		if (old[i].used && (old[i].life >= 0 || old[i].cons >= 0))
+			g->pids[pid_slot(g, old[i].pid)] = old[i];
+	free(old);
+}
+
+/*
  * At the end of an interval (its reports built): the consumers whose life
  * ended by @t1 and whose jobs are all over are summed into their name's
  * entry of fold[] and freed; so are the lives that ended by @t1 and have
@@ -1100,6 +1134,7 @@ static void fold_ended(struct hwtel_gpu *g, uint64_t t1)
 	}
 	shrink((void **)&g->lives, g->nlives, &g->lives_cap, sizeof(*g->lives));
 	shrink((void **)&g->cons, g->ncons, &g->cons_cap, sizeof(*g->cons));
+	pids_prune(g);
 }
 
 static int fold_cmp(const void *a, const void *b)
@@ -1318,6 +1353,12 @@ void hwtel_gpu_retained(const struct hwtel_gpu *g, unsigned int *lives, unsigned
 {
 	*lives = g->nlives;
 	*consumers = g->ncons;
+}
+
+void hwtel_gpu_retained_pids(const struct hwtel_gpu *g, unsigned int *entries, unsigned int *slots)
+{
+	*entries = g->npids;
+	*slots = g->npids_cap;
 }
 
 const struct hwtel_gpu_report *hwtel_gpu_cumulative(const struct hwtel_gpu *g)

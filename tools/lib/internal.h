@@ -149,6 +149,8 @@ void hwtel_gpu_procmon_event(struct hwtel_gpu_procmon *m, const struct proc_even
  */
 struct hwtel_gpu;
 void hwtel_gpu_retained(const struct hwtel_gpu *g, unsigned int *lives, unsigned int *consumers);
+/* For tests: the PID index of @g, its entries and its slots */
+void hwtel_gpu_retained_pids(const struct hwtel_gpu *g, unsigned int *entries, unsigned int *slots);
 unsigned int hwtel_gpu_procmon_retained(struct hwtel_gpu_procmon *m);
 /*
  * gpu.c, for both sources: the process lives that ended and were reported,

@@ -1198,8 +1198,11 @@ TEST(gpu_clock_step_lives)
  * lives; one "Xorg" lives throughout with a job per interval. The operating
  * point alternates per interval between 266 MHz 1000 mV and 400 MHz 900 mV.
  * After each interval the lives and consumers kept by the library and the
- * lives kept by the process monitor are no more than the processes alive;
- * every interval's rows carry the right life number; the Prometheus
+ * lives kept by the process monitor are no more than the processes alive,
+ * and so are the entries of the library's PID index (its slots at most 4
+ * per process alive: a table at most half full, doubled when it is);
+ * every interval's rows carry the right life number (0: a PID comes back
+ * long after its last life was summed, which frees its number); the Prometheus
  * counter of each name is the sum of its lives' energies (each rounded to
  * the uPJ, as this test computes them), at every interval.
  */
@@ -1250,7 +1253,7 @@ TEST(gpu_lives_bounded)
 	for (k = 0; k < nivl && !fails; k++) {
 		const struct hwtel_gpu_report *r = NULL;
 		uint64_t t = k * ivl, mhz = k % 2 ? 400 : 266, mv = k % 2 ? 900 : 1000;
-		unsigned int lives = 0, cons = 0, i;
+		unsigned int lives = 0, cons = 0, pids = 0, slots = 0, i;
 		unsigned long j;
 		char *out;
 
@@ -1321,7 +1324,7 @@ TEST(gpu_lives_bounded)
 			}
 			while (n < (k + 1) * LB_PER && LB_PID + n % LB_REUSE != (unsigned long)c->pid)
 				n++;
-			if (n == (k + 1) * LB_PER || c->life != n / LB_REUSE ||
+			if (n == (k + 1) * LB_PER || c->life != 0 ||
 			    strcmp(c->comm, names[n % 3]))
 				fails++;
 		}
@@ -1330,6 +1333,12 @@ TEST(gpu_lives_bounded)
 		if (lives > alive || cons > alive || hwtel_gpu_procmon_retained(m) > alive) {
 			printf("#   interval %lu: %lu processes alive; the library keeps %u lives and %u consumers, the monitor %u lives\n",
 			       k, alive, lives, cons, hwtel_gpu_procmon_retained(m));
+			fails++;
+		}
+		hwtel_gpu_retained_pids(g, &pids, &slots);
+		if (pids > alive || slots > 4 * alive) {
+			printf("#   interval %lu: %lu processes alive; the PID index keeps %u entries in %u slots\n",
+			       k, alive, pids, slots);
 			fails++;
 		}
 		xorg_want = upj(xorg_raw);
@@ -1376,15 +1385,18 @@ TEST(gpu_lives_bounded)
 /*
  * The rule of gpu_lives_bounded on its edges: a life that ended while its
  * job still runs (or waits queued behind it) stays a row until that job's
- * STOP was reported; the next life of its PID is life 1; what the summed
- * lives give the Prometheus counter of their name does not change.
+ * STOP was reported; a life of its PID that begins meanwhile is life 1,
+ * and stays life 1 once the first is summed; a life of a PID none of whose
+ * lives is kept is life 0 again (the PID's entry was freed with its last
+ * life); what the summed lives give the Prometheus counter of their name
+ * does not change.
  */
 TEST(gpu_lives_folded_after_their_jobs)
 {
 	struct hwtel_gpu *g = hwtel_gpu_new();
 	const struct hwtel_gpu_report *r = NULL, *cum;
 	const struct hwtel_gpu_consumer *c;
-	unsigned int lives = 0, cons = 0;
+	unsigned int lives = 0, cons = 0, pids = 0, slots = 0;
 	char *out;
 
 	hwtel_gpu_set_diag(g, NULL, NULL);
@@ -1393,15 +1405,25 @@ TEST(gpu_lives_folded_after_their_jobs)
 	CHECK_EQ(hwtel_gpu_add_life(g, 700, 0, T0 + 5 * MS, "app", "app"), 0);
 	CHECK_EQ(hwtel_gpu_add_life(g, 701, 0, T0 + 3 * MS, "q", "q"), 0);
 	CHECK_EQ(hwtel_gpu_add_life(g, 702, 0, T0 + 4 * MS, "idle", "idle"), 0);
+	/* PID 701 again, while its first life waits for its job */
+	CHECK_EQ(hwtel_gpu_add_life(g, 701, T0 + 6 * MS, UINT64_MAX, "q2", "q2"), 0);
 	begin_stream();
 	ev(10, START(PP(0)), 700, 0);	/* runs past the end of its process */
 	ev(20, START(PP(0)), 701, 0);	/* queued behind it */
+	ev(70, START(GP0), 701, 0);	/* the second life of 701 */
+	ev(80, STOP(GP0), 0, 0);
 	CHECK_EQ(feed_stream(g), 0);
 	CHECK_EQ(hwtel_gpu_interval(g, T0 + 10 * MS, &r), 0);
+	c = r ? find(r, 701, 1) : NULL;
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_STR(c->comm, "q2");
+		CHECK_U64(c->busy_ns[0], 1 * MS);
+	}
 	/* 702 had no job: gone; 700 and 701 wait for their jobs */
 	hwtel_gpu_retained(g, &lives, &cons);
-	CHECK_EQ(lives, 2);
-	CHECK_EQ(cons, 2);
+	CHECK_EQ(lives, 3);
+	CHECK_EQ(cons, 3);
 	begin_stream();
 	ev(120, STOP(PP(0)), 0, 0);
 	ev(130, STOP(PP(0)), 0, 0);
@@ -1417,8 +1439,11 @@ TEST(gpu_lives_folded_after_their_jobs)
 		CHECK_U64(c->busy_ns[1], 1 * MS);
 	CHECK_EQ(hwtel_gpu_cumulative(g)->nexited, 0);
 	hwtel_gpu_retained(g, &lives, &cons);
-	CHECK_EQ(lives, 0);
-	CHECK_EQ(cons, 0);
+	CHECK_EQ(lives, 1);
+	CHECK_EQ(cons, 1);
+	/* the PID index: 701's entry only */
+	hwtel_gpu_retained_pids(g, &pids, &slots);
+	CHECK_EQ(pids, 1);
 	/* a new life of PID 700 */
 	CHECK_EQ(hwtel_gpu_add_life(g, 700, T0 + 24 * MS, UINT64_MAX, "app2", "app2"), 0);
 	begin_stream();
@@ -1430,11 +1455,15 @@ TEST(gpu_lives_folded_after_their_jobs)
 	CHECK(c != NULL);
 	if (c) {
 		CHECK_EQ(c->pid, 700);
-		CHECK_EQ(c->life, 1);
+		CHECK_EQ(c->life, 0);
 		CHECK_STR(c->comm, "app2");
 	}
 	cum = hwtel_gpu_cumulative(g);
-	CHECK_EQ(cum->nconsumers, 1);
+	CHECK_EQ(cum->nconsumers, 2);
+	c = find(cum, 701, 1);
+	CHECK(c != NULL);
+	if (c)
+		CHECK_STR(c->comm, "q2");
 	CHECK_EQ(cum->nexited, 2);
 	if (cum->nexited == 2) {
 		CHECK_STR(cum->exited[0].comm, "app");
@@ -1445,7 +1474,7 @@ TEST(gpu_lives_folded_after_their_jobs)
 		CHECK_STR(cum->exited[1].comm, "q");
 		CHECK_U64(cum->exited[1].energy_upj, upj(raw(1 * MS, 266, 1000)));
 	}
-	CHECK_U64(cum->energy_upj, upj(raw(13 * MS, 266, 1000)));
+	CHECK_U64(cum->energy_upj, upj(raw(14 * MS, 266, 1000)));
 	out = r ? render(g, r) : NULL;
 	CHECK(out && strstr(out, "\nhwtel_gpu_energy_pseudojoules_total{comm=\"app\"} 0.011000\n"));
 	CHECK(out && strstr(out, "\nhwtel_gpu_energy_pseudojoules_total{comm=\"app2\"} 0.001000\n"));
