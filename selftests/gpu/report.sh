@@ -6,11 +6,13 @@
 # reverse order, a job spanning each change, a job before any DVFS event)
 # with energies computed here from P = C V^2 f, each DVFS event taking effect
 # at once (a lone half keeps the other value in force), with an OPP table and
-# with --initial-opp; the text table and the CSV agree.
+# with --initial-opp; the text table and the CSV agree. Then three of issue
+# 20's cases: Hz and uV with repeats, a frequency-only stream with the
+# voltage known, and a START on a unit that runs a job (queued behind it).
 
 . "$(dirname "$0")/gpu_lib.sh"
-gpu_need_model 18
-tap_plan 18
+gpu_need_model 21
+tap_plan 21
 
 if ! mali_up; then
 	tap_fail "load hwtel_sim_mali"
@@ -125,4 +127,28 @@ tap_eq "Hz/uV: 1 ms at 200 MHz 900 mV + 1 ms at 400 MHz 1100 mV" \
 	"$A $(upj "1000000:200:900 1000000:400:1100")" "$(cut -d' ' -f1-2 <<< "${S[0]}")"
 tap_eq "Hz/uV: 4 changes (the repeats none), nothing unattributed" "0 4" \
 	"$(cut -d' ' -f3,5 <<< "${S[1]}")"
+
+# A frequency-only stream with the voltage known (issue 20, case 4, its
+# probe): a lone frequency event takes effect at once, the voltage in force
+# carried; a job of 11 ms at 200 MHz 1000 mV, 400 MHz from 4 ms: 4 ms at
+# 200 + 7 ms at 400 (13534 uPJ), not 11 ms at 200 (8271)
+printf '%s\n' "job $A GP0 0 11000000" "freq 4000000 400" > "$T/fonly"
+"$HW" gpu -j --initial-opp 200:1000 -- sh -c "python3 $CTLPY $CTL \"\$(cat $T/fonly)\"; sleep 1" \
+	> "$T/fonly.json" 2> "$T/fonly.err"
+mapfile -t S < <(summary "$T/fonly.json")
+tap_eq "frequency only: 4 ms at 200 MHz + 7 ms at 400 MHz, 1000 mV carried" \
+	"$A $(upj "4000000:200:1000 7000000:400:1000") 11000000" \
+	"$(cut -d' ' -f1-3 <<< "${S[0]}")"
+
+# A START on a unit that runs a job (issue 20, case 8): queued, it runs
+# from the running job's STOP (A 0..2 ms, B queued at 1 ms, runs 2..3 ms)
+printf '%s\n' "freqvolt 0 266 1000" "job $A PP0 0 2000000" "job $B PP0 1000000 2000000" \
+	> "$T/queue"
+"$HW" gpu -j -- sh -c "python3 $CTLPY $CTL \"\$(cat $T/queue)\"; sleep 1" \
+	> "$T/queue.json" 2> "$T/queue.err"
+mapfile -t S < <(summary "$T/queue.json")
+tap_eq "queued START: A 2 ms on PP0, 1 job" \
+	"$A $(upj "2000000:266:1000") 0 2000000 1" "$(cut -d' ' -f1-4,8 <<< "${S[0]}")"
+tap_eq "queued START: B 1 ms on PP0 from A's STOP, 1 job" \
+	"$B $(upj "1000000:266:1000") 0 1000000 1" "$(cut -d' ' -f1-4,8 <<< "${S[1]}")"
 tap_done
