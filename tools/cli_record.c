@@ -123,6 +123,7 @@ struct rec_opts {
 	const char *ontrig[MAX_DEFS];
 	unsigned int nontrig;
 	const char *ddr_events;
+	uint64_t sync_ns;	/* --sync: 0 = never before the close */
 	bool list, quiet;
 	char **command;
 	char cmdline[256];
@@ -134,7 +135,8 @@ static void rec_usage(FILE *f)
 	      "                    [--position begin|center|end|PERCENT] [--shots K]\n"
 	      "                    [-s SOURCE]... [--standby SOURCE]... [-m PATTERN]...\n"
 	      "                    [--trigger COND] [--counter DEF]... [--feedback 'COND => ACTION']...\n"
-	      "                    [--on-trigger ACTION]... [-t MAXSEC] [-q] [--list] [-- COMMAND...]\n"
+	      "                    [--on-trigger ACTION]... [--sync PERIOD] [-t MAXSEC] [-q] [--list]\n"
+	      "                    [-- COMMAND...]\n"
 	      "\n"
 	      "Samples hwtel metrics every PERIOD into a ring of N samples; on the trigger\n"
 	      "(COND, SIGUSR1 or the end of COMMAND) keeps the pre-trigger share of the\n"
@@ -160,6 +162,9 @@ static void rec_usage(FILE *f)
 	      "      --on-trigger ACT   ACT when the trigger fires; ACT: 'period PERIOD',\n"
 	      "                         'enable SET' or 'disable SET' (SET: pcie, ddr, perf)\n"
 	      "      --ddr-events LIST  generic DDR events to sample (comma separated)\n"
+	      "      --sync PERIOD      write the capture to the disk every PERIOD (for a\n"
+	      "                         panic or power loss; a killed recorder loses\n"
+	      "                         nothing of its ring without it)\n"
 	      "  -t, --max-time SEC     stop after SEC seconds even without a trigger\n"
 	      "  -q, --quiet            no summary on stderr\n"
 	      "      --list             print the metric names of the sources and exit\n"
@@ -178,7 +183,7 @@ static int rec_usage_error(const char *fmt, const char *arg)
 
 static int parse_rec_args(int argc, char **argv, struct rec_opts *o)
 {
-	enum { O_POS = 256, O_SHOTS, O_STANDBY, O_TRIG, O_CNT, O_FB, O_ONT, O_DDREV, O_LIST };
+	enum { O_POS = 256, O_SHOTS, O_STANDBY, O_TRIG, O_CNT, O_FB, O_ONT, O_DDREV, O_LIST, O_SYNCP };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "period", required_argument, NULL, 'p' },
@@ -194,6 +199,7 @@ static int parse_rec_args(int argc, char **argv, struct rec_opts *o)
 		{ "feedback", required_argument, NULL, O_FB },
 		{ "on-trigger", required_argument, NULL, O_ONT },
 		{ "ddr-events", required_argument, NULL, O_DDREV },
+		{ "sync", required_argument, NULL, O_SYNCP },
 		{ "max-time", required_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "list", no_argument, NULL, O_LIST },
@@ -305,6 +311,11 @@ static int parse_rec_args(int argc, char **argv, struct rec_opts *o)
 			break;
 		case O_DDREV:
 			o->ddr_events = optarg;
+			break;
+		case O_SYNCP:
+			if (rec_parse_duration(optarg, &o->sync_ns) || !o->sync_ns)
+				return rec_usage_error("--sync: bad period '%s' (a number and ns, us, ms or s)",
+						       optarg);
 			break;
 		case 't':
 			errno = 0;
@@ -795,7 +806,7 @@ int hwtel_record_main(int argc, char **argv)
 	double *vals = NULL;
 	char err[512];
 	unsigned int i, nstored = 0;
-	uint64_t t_next, t_start, overruns = 0, stale_reads = 0, period;
+	uint64_t t_next, t_start, t_synced, overruns = 0, stale_reads = 0, period;
 	pid_t child = -1;
 	int ret, status = HWTEL_EXIT_OK, child_status = 0, fd = -1, st = REC_ARMED;
 	bool command_done = false, io_failed = false;
@@ -948,7 +959,8 @@ int hwtel_record_main(int argc, char **argv)
 		}
 	}
 	/* the capture file, once everything else is known to be right */
-	fd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* read and write: the file ring is mapped shared */
+	fd = open(o.out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		status = write_open_error(o.out);
 		goto out;
@@ -956,6 +968,10 @@ int hwtel_record_main(int argc, char **argv)
 	h.period_ns = o.period_ns;
 	h.capacity = o.capacity;
 	h.pre = rec_pre_count(o.capacity, o.position);
+	/* the pre-trigger ring lives in the file too, one slot more than it
+	 * keeps: a sample is written into a slot no longer kept
+	 */
+	h.ring_slots = h.pre ? h.pre + 1 : 0;
 	h.shots = o.shots;
 	h.position = o.position;
 	snprintf(h.clock, sizeof(h.clock), "ns");
@@ -1003,6 +1019,7 @@ int hwtel_record_main(int argc, char **argv)
 			goto out;
 		}
 	t_start = mono_now();
+	t_synced = t_start;
 	period = o.period_ns;
 	t_next = t_start + period;
 	while (st != REC_DONE) {
@@ -1062,6 +1079,20 @@ int hwtel_record_main(int argc, char **argv)
 			rec_child = 0;
 		}
 		st = rec_engine_push(eng, t0 + (t1 - t0) / 2, vals, ext, acts, 16, &nacts, &sink);
+		/*
+		 * The records of this sample (a flushed ring, a sample after
+		 * the trigger) go to the kernel now: a SIGKILL keeps them, and a
+		 * reader takes from the file ring only what they lack
+		 */
+		if (st >= 0) {
+			bool due = o.sync_ns && t0 - t_synced >= o.sync_ns;
+
+			ret = due ? rec_writer_sync(w) : rec_writer_flush(w);
+			if (ret)
+				st = ret;
+			if (due)
+				t_synced = t0;
+		}
 		if (st < 0) {
 			fprintf(stderr, "hwtel record: error: writing %s: %s\n", o.out, strerror(-st));
 			status = HWTEL_EXIT_FAIL;
@@ -1264,7 +1295,10 @@ int hwtel_report_main(int argc, char **argv)
 	}
 	if (!c.complete && err[0])
 		fprintf(stderr, "hwtel report: warning: %s: %s\n", argv[optind], err);
-	if (!c.complete)
+	if (!c.complete && c.version == 3)
+		fprintf(stderr, "hwtel report: warning: %s is incomplete, an unfinished capture (no end record: its recorder did not close it, or the file was cut): shown up to its last whole record (%zu of its %zu bytes), then %u samples from its file ring (%u torn slots skipped)\n",
+			argv[optind], c.good_bytes, c.bytes, c.recovered, c.ring_torn);
+	else if (!c.complete)
 		fprintf(stderr, "hwtel report: warning: %s is incomplete: %zu of its %zu bytes are whole records (no end record); shown up to the last whole record\n",
 			argv[optind], c.good_bytes, c.bytes);
 	if (npat) {

@@ -230,6 +230,41 @@ def gap(base):
     assert ln, "no gap line"
 
 
+def killed(base, pre, period, overlap):
+    """A recorder killed with its ring full: an unfinished capture whose
+    file ring gives the ring's pre samples (one untriggered shot), times
+    strictly increasing, each taken at the period, the same in the CSV and
+    the text view. The samples it shares with the ring as read while the
+    recorder ran (BASE.live.csv, the last poll of wait_ring) are the same
+    exactly: times and values; with overlap 1 there is at least one.
+    (The intervals themselves are not checked: a sample's time is the
+    middle of its reads, late by its wake-up and half its reads, which a
+    loaded TCG host or memory pressure stretch to milliseconds.)"""
+    pre, period, overlap = int(pre), int(period), int(overlap)
+    c = load(base + ".json")
+    assert not c["complete"] and c["recovered"] == pre, (c["complete"], c["recovered"])
+    assert len(c["shots"]) == 1 and c["shots"][0]["cause"] == "none", c["shots"]
+    sm = c["shots"][0]["samples"]
+    t = [s["mono_ns"] for s in sm]
+    assert len(t) == pre, len(t)
+    assert all(b > a for a, b in zip(t, t[1:])), t
+    assert all(s["period_ns"] == period for s in sm), [s["period_ns"] for s in sm]
+    with open(os.path.join(D, base + ".csv")) as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["mono_ns"]) for r in rows] == t, [r["mono_ns"] for r in rows][:5]
+    with open(os.path.join(D, base + ".live.csv")) as f:
+        live = list(csv.DictReader(f))
+    assert len(live) == pre and int(live[-1]["mono_ns"]) <= t[-1], (len(live), live[-1])
+    same = [r for r in live if int(r["mono_ns"]) >= t[0]]
+    keys = [k for k in rows[0] if k not in ("sample", "from_trigger")]
+    assert [[r[k] for k in keys] for r in same] == [[r[k] for k in keys] for r in rows[:len(same)]], \
+        (same[:2], rows[:2])
+    assert len(same) >= overlap, (live[-1]["mono_ns"], t[0])
+    with open(os.path.join(D, base + ".txt")) as f:
+        txt = f.read()
+    assert "UNFINISHED" in txt and "recovered: %d samples from the file ring" % pre in txt, txt[:400]
+
+
 def stale(name):
     with open(os.path.join(D, name)) as f:
         rows = list(csv.DictReader(f))

@@ -13,7 +13,7 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 43
+tap_plan 50
 
 TRIG='pcie.ep0.rq0.mfb_stall_pct > 1'
 N=40
@@ -193,6 +193,78 @@ check gap "SIGSTOP 50 ms: a late gap of at least 24 periods in JSON, CSV, text, 
 rc "-p 100us: record exits 0" 0 $? "$T/stale.err"
 "$HW" report --csv "$T/stale.rec" > "$T/stale.csv"
 check stale "-p 100us: no RQ value exactly where a stale-read gap precedes the sample" stale.csv
+
+# --- 10d (+4): SIGKILL with the ring full: the ring is in the file -------------------
+# wait_ring FILE N: until hwtel report reads N samples from FILE (the
+# capture's own evidence that its ring of N is full), at most 20 s; the
+# last reading in FILE without .rec, .live.csv
+wait_ring()
+{
+	local i rows
+
+	for ((i = 0; i < 400; i++)); do
+		rows=$("$HW" report --csv "$1" 2>/dev/null | tee "${1%.rec}.live.csv" | wc -l)
+		[ "$rows" -gt "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# killed NAME OVERLAP: the views of NAME.rec, their status, and the check
+# (OVERLAP 1: the ring read before the kill and the one after share samples)
+killed()
+{
+	"$HW" report --json "$T/$1.rec" > "$T/$1.json" 2> "$T/$1.rerr" &&
+		"$HW" report --csv "$T/$1.rec" > "$T/$1.csv" 2>> "$T/$1.rerr" &&
+		"$HW" report --context 0 "$T/$1.rec" > "$T/$1.txt" 2>> "$T/$1.rerr"
+	rc "$1: report --json, --csv and the text view exit 0" 0 $? "$T/$1.rerr"
+	check killed "$1: the ring's 39 samples, strictly increasing at the period, in JSON, CSV and text, as read before the kill" \
+		"$1" 39 2000000 "$2"
+}
+
+# -N 40 --position end: 39 samples before the trigger, the ring
+"$HW" record -q -o "$T/kill.rec" -p $P -N 40 --position end -t 60 2> "$T/kill.err" &
+pid=$!
+wait_ring "$T/kill.rec" 39
+kill -9 $pid
+wait $pid
+rc "SIGKILL with a full ring: the recorder died of SIGKILL" 137 $? "$T/kill.err"
+killed kill 1
+tap_check "SIGKILL: the warning names it an unfinished capture" \
+	grep -q "kill.rec is incomplete, an unfinished capture" "$T/kill.rerr"
+
+# --- 10e (+3): the same after the OOM killer of a memory cgroup -----------------------
+# The recorder and a memory hog (tail /dev/zero keeps every byte, looking
+# for a line end) in one cgroup v2 group with memory.oom.group: the OOM
+# killer kills the whole group, so the recorder dies of it too.
+CG=/sys/fs/cgroup
+grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 cgroup2 $CG 2> "$T/cg.err"
+if grep -q memory $CG/cgroup.controllers 2>/dev/null &&
+	echo +memory > $CG/cgroup.subtree_control && mkdir -p $CG/hwtel-rec &&
+	echo 1 > $CG/hwtel-rec/memory.oom.group && echo 64M > $CG/hwtel-rec/memory.max; then
+	[ -e $CG/hwtel-rec/memory.swap.max ] && echo 0 > $CG/hwtel-rec/memory.swap.max
+	# shellcheck disable=SC2016 # $$ and $0 are the inner shell's
+	sh -c 'echo $$ > '$CG'/hwtel-rec/cgroup.procs && exec "$0" "$@"' \
+		"$HW" record -q -o "$T/oom.rec" -p $P -N 40 --position end -t 60 2> "$T/oom.err" &
+	pid=$!
+	wait_ring "$T/oom.rec" 39
+	echo "hwtel-expect: oom-kill" > /dev/kmsg
+	# shellcheck disable=SC2016
+	sh -c 'echo $$ > '$CG'/hwtel-rec/cgroup.procs && exec tail /dev/zero' 2> /dev/null &
+	hog=$!
+	wait $pid
+	st=$?
+	wait $hog
+	kills=$(awk '$1 == "oom_group_kill" {print $2}' $CG/hwtel-rec/memory.events)
+	tap_eq "OOM killer: the recorder died of SIGKILL, one OOM group kill" "137 1" "$st $kills"
+	killed oom 0
+	rmdir $CG/hwtel-rec
+else
+	why="no cgroup v2 memory controller: $(cat "$T/cg.err" 2>/dev/null)"
+	tap_skip "OOM killer: the recorder died of it" "$why"
+	tap_skip "oom: report --json, --csv and the text view exit 0" "$why"
+	tap_skip "oom: the ring's 39 samples, strictly increasing at the period, in JSON, CSV and text, as read before the kill" "$why"
+fi
 
 # --- 11 (+1): the end of a command --------------------------------------------------
 "$HW" record -q -o "$T/cmd.rec" -p $P -N 21 --position center -- sh -c 'sleep 0.2; exit 3' \

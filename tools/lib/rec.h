@@ -100,6 +100,11 @@ enum rec_gap_kind {
 	REC_GAP_STALE = 2,	/* count reads that got no new snapshot (their values NaN) */
 };
 
+/* the gaps just before one sample: the first time and the count, by kind */
+struct rec_gaps {
+	uint64_t late_t, late, stale_t, stale;
+};
+
 /* Where the engine puts what it keeps. Each returns 0 or a negative errno. */
 struct rec_sink {
 	void *ctx;
@@ -116,6 +121,13 @@ struct rec_sink {
 	int (*period)(void *ctx, uint64_t period_ns);
 	/* a gap just before the next sample (see rec_engine_gap; may be NULL) */
 	int (*gap)(void *ctx, uint64_t t_ns, enum rec_gap_kind kind, uint64_t count);
+	/* an armed sample entered the engine's pre-trigger ring (after its
+	 * counters; may be NULL): a copy for a reader of a capture whose
+	 * writer died before the trigger (the engine still flushes its own
+	 * ring through shot_begin and sample)
+	 */
+	int (*ring)(void *ctx, uint64_t t_ns, uint64_t period_ns, const struct rec_gaps *g,
+		    const double *vals);
 };
 
 struct rec_config {
@@ -184,7 +196,8 @@ unsigned int rec_engine_shots_done(const struct rec_engine *e);
 /* ---------------- capture file ---------------- */
 
 #define REC_MAGIC	"HWTELREC"
-#define REC_VERSION	2	/* written; version 1 files are read too */
+#define REC_VERSION	2	/* written without a file ring; 1 is read too */
+#define REC_VERSION_RING 3	/* written with a file ring (rec_header.ring_slots) */
 #define REC_SYNC_EVERY	1000	/* samples between sync records */
 
 /*
@@ -220,10 +233,31 @@ struct rec_header {
 	char command[256];	/* the recorder's command line, informative */
 	unsigned int ntracks;
 	char (*track)[REC_NAME_MAX];
+	/* slots of the ring kept in the file (version 3), 0 for none; the
+	 * recorder asks for pre + 1, so that the slot being overwritten is
+	 * never one of the last pre samples
+	 */
+	unsigned int ring_slots;
+	unsigned int slot_bytes;	/* read from the file; the writer sets it */
 };
 
-/* Write the header; @fd is owned by the writer. */
+/* Bytes of one ring slot for @ntracks (Documentation, "The file ring") */
+size_t rec_slot_bytes(unsigned int ntracks);
+
+/*
+ * Write the header; @fd is owned by the writer. With h->ring_slots, the
+ * ring region follows the header, preallocated and mapped shared (@fd
+ * must be open for reading and writing).
+ */
 int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out);
+/* Hand the records written so far to the kernel (no sync to disk): after
+ * this, a SIGKILL of the writer leaves them in the file.
+ */
+int rec_writer_flush(struct rec_writer *w);
+/* rec_writer_flush(), then write the file ring and the records to the
+ * disk (msync and fdatasync)
+ */
+int rec_writer_sync(struct rec_writer *w);
 /* The sink that writes the engine's output to @w (@w in ctx) */
 void rec_writer_sink(struct rec_writer *w, struct rec_sink *sink);
 /* End record and close; returns 0 or negative errno. */
@@ -276,12 +310,21 @@ struct rec_capture {
 	unsigned int ngaps;
 	struct rec_gap *gaps;
 	uint64_t missed_periods, stale_reads;	/* the gaps' totals */
+	/* version 3: the file ring, read only when the end record is absent */
+	unsigned int ring_valid;	/* slots whose checksum holds */
+	unsigned int ring_torn;		/* written slots whose checksum fails */
+	unsigned int recovered;		/* samples taken from the ring */
 };
 
-/* Read a capture (version 1 or 2); a cut file reads up to its last whole
+/* Read a capture (version 1, 2 or 3); a cut file reads up to its last whole
  * record (complete = false), as does a version 2 file at a record whose
  * checksum fails; @err then says where and why. Records of unknown types
- * are skipped (nskipped). -EINVAL for a bad header, with a message in @err.
+ * are skipped (nskipped). A version 3 file without its end record (its
+ * writer died) also gets the file ring's samples later than the last
+ * sample of the records (recovered): the newest @pre of them, appended to
+ * the last shot if they precede its trigger and it has none of its own
+ * after its pre-trigger ones, else as an untriggered shot. -EINVAL for a
+ * bad header, with a message in @err.
  */
 int rec_read(const char *path, struct rec_capture *c, char *err, size_t errsize);
 int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,

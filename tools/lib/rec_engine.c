@@ -8,7 +8,8 @@
  * (oldest first), then the trigger sample and every later sample go to the
  * sink as they come, until the shot has its N - pre - 1 samples after the
  * trigger. Then the engine re-arms with an empty ring for the next shot or
- * is done. Each sample: counters first (in the order they were declared,
+ * is done. Each sample that enters the ring also goes to the sink's ring()
+ * (the capture file's copy, which outlives a killed recorder). Each sample: counters first (in the order they were declared,
  * each rule in its order), then feedback conditions, then the trigger.
  *
  * The trigger fires on the rising edge of its condition (after its hold):
@@ -27,11 +28,6 @@ struct feedback {
 	struct rec_expr *cond;
 	struct rec_action act;
 	bool was;
-};
-
-/* the gaps just before one sample: the first time and the count, by kind */
-struct gaps {
-	uint64_t late_t, late, stale_t, stale;
 };
 
 struct rec_engine {
@@ -57,8 +53,8 @@ struct rec_engine {
 	uint64_t told;			/* the period the sink was told last */
 	/* ring */
 	uint64_t *rt, *rp;		/* time, period */
-	struct gaps *rg;		/* the gaps before each ring sample */
-	struct gaps gap;		/* before the next sample */
+	struct rec_gaps *rg;		/* the gaps before each ring sample */
+	struct rec_gaps gap;		/* before the next sample */
 	double *rv;
 	unsigned int rhead, rcount;
 	/* post phase */
@@ -449,7 +445,7 @@ void rec_engine_gap(struct rec_engine *e, uint64_t t_ns, enum rec_gap_kind kind,
  * and the gaps just before it
  */
 static int put_sample(struct rec_engine *e, const struct rec_sink *sink, uint64_t t,
-		      uint64_t period, const struct gaps *g, const double *vals)
+		      uint64_t period, const struct rec_gaps *g, const double *vals)
 {
 	int ret;
 
@@ -510,7 +506,7 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 	bool fire = false;
 	enum rec_cause cause = REC_CAUSE_NONE;
 	uint64_t period = e->period;	/* this sample's; actions set the next's */
-	struct gaps gap = e->gap;	/* just before this sample */
+	struct rec_gaps gap = e->gap;	/* just before this sample */
 	int ret;
 
 	if (nacts)
@@ -579,6 +575,11 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 			e->rhead = (e->rhead + 1) % e->pre;
 			if (e->rcount < e->pre)
 				e->rcount++;
+			if (sink->ring) {
+				ret = sink->ring(sink->ctx, t_ns, period, &gap, e->cur);
+				if (ret)
+					return ret;
+			}
 		}
 		e->index++;
 		return REC_ARMED;

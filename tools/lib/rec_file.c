@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +46,11 @@ struct rec_writer {
 	uint64_t samples;
 	int err;
 	unsigned char *buf;
+	/* the file ring (version 3): slots after the header, mapped shared */
+	unsigned char *map;
+	size_t map_len, ring_off, slot_bytes;
+	unsigned int ring_slots;
+	uint64_t ring_seq;	/* samples put in the ring so far */
 };
 
 size_t rec_put_uvarint(unsigned char *p, uint64_t v)
@@ -171,6 +177,46 @@ static int wflush(struct rec_writer *w)
 	return w->err;
 }
 
+size_t rec_slot_bytes(unsigned int ntracks)
+{
+	/* 8 u64 fields, an f64 per track, a u32 CRC32C, padded to 8 bytes */
+	return (64 + 8 * (size_t)ntracks + 4 + 7) & ~(size_t)7;
+}
+
+/*
+ * The file ring: @slots slots of @sb bytes at @off, right after the header.
+ * Its blocks are allocated now (a store into the mapping cannot then fail
+ * for want of space, which would be a SIGBUS), then it is mapped from the
+ * start of the file (an offset of 0 is page aligned on every system) and
+ * the records go after it.
+ */
+static int map_ring(struct rec_writer *w, int fd, size_t off, unsigned int slots, size_t sb)
+{
+	size_t len;
+	void *p;
+	int ret;
+
+	if (slots > (SIZE_MAX - off) / sb)
+		return -EFBIG;
+	len = (size_t)slots * sb;
+	ret = posix_fallocate(fd, (off_t)off, (off_t)len);
+	if (ret)
+		return -ret;
+	p = mmap(NULL, off + len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	if (fseeko(w->f, (off_t)(off + len), SEEK_SET)) {
+		munmap(p, off + len);
+		return -errno;
+	}
+	w->map = p;
+	w->map_len = off + len;
+	w->ring_off = off;
+	w->ring_slots = slots;
+	w->slot_bytes = sb;
+	return 0;
+}
+
 int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out)
 {
 	struct hwtel_numeric num;
@@ -186,7 +232,7 @@ int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out)
 	if (!w)
 		return -ENOMEM;
 	w->ntracks = h->ntracks;
-	w->buf = malloc(32 + 8 * (size_t)h->ntracks);
+	w->buf = malloc(rec_slot_bytes(h->ntracks));
 	w->f = fdopen(fd, "wb");
 	if (!w->f || !w->buf) {
 		free(w->buf);
@@ -203,12 +249,15 @@ int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out)
 		h->clock[0] ? h->clock : "ns", (unsigned long long)h->period_ns, h->capacity,
 		h->pre, h->position, h->shots, h->command);
 	hwtel_numeric_restore(&num);
+	if (h->ring_slots)
+		fprintf(m, "ring_slots %u\nslot_bytes %zu\n", h->ring_slots,
+			rec_slot_bytes(h->ntracks));
 	for (i = 0; i < h->ntracks; i++)
 		fprintf(m, "track %s\n", h->track[i]);
 	fclose(m);
 	memcpy(hd, REC_MAGIC, 8);
 	for (i = 0; i < 4; i++) {
-		hd[8 + i] = (unsigned char)(REC_VERSION >> (8 * i));
+		hd[8 + i] = (unsigned char)((h->ring_slots ? REC_VERSION_RING : REC_VERSION) >> (8 * i));
 		hd[12 + i] = (unsigned char)(tlen >> (8 * i));
 	}
 	wr(w, hd, sizeof(hd));
@@ -217,6 +266,8 @@ int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out)
 	wr(w, hd, 4);
 	free(text);
 	ret = wflush(w);
+	if (!ret && h->ring_slots)
+		ret = map_ring(w, fd, 16 + tlen + 4, h->ring_slots, rec_slot_bytes(h->ntracks));
 	if (ret) {
 		rec_writer_close(w, false);
 		return ret;
@@ -343,8 +394,64 @@ static int w_gap(void *ctx, uint64_t t, enum rec_gap_kind kind, uint64_t count)
 	return w_rec(w, REC_R_GAP, b, n, NULL, 0);
 }
 
+/*
+ * One armed sample into the next slot of the file ring, in place: the
+ * sample number (from 1), its times, period and gaps, the values, then a
+ * CRC32C of all these. A reader takes a slot only if its CRC holds, so the
+ * stores need no order: a writer killed inside a slot leaves that slot
+ * failing its check (a chance of 2^-32 that it passes), never a mix read
+ * as a sample. The slot overwritten is the oldest; with pre + 1 slots it is
+ * one the ring no longer keeps.
+ */
+static int w_ring(void *ctx, uint64_t t, uint64_t period, const struct rec_gaps *g,
+		  const double *vals)
+{
+	struct rec_writer *w = ctx;
+	unsigned char *b = w->buf;
+	size_t n = 0;
+	unsigned int i;
+
+	if (!w->map)
+		return 0;
+	w->ring_seq++;
+	n += put_u64(b + n, w->ring_seq);
+	n += put_u64(b + n, t);
+	n += put_u64(b + n, (uint64_t)((int64_t)t + clock_offset(w)));
+	n += put_u64(b + n, period);
+	n += put_u64(b + n, g->late_t);
+	n += put_u64(b + n, g->late);
+	n += put_u64(b + n, g->stale_t);
+	n += put_u64(b + n, g->stale);
+	for (i = 0; i < w->ntracks; i++) {
+		uint64_t u;
+
+		memcpy(&u, &vals[i], 8);
+		n += put_u64(b + n, u);
+	}
+	n += put_u32(b + n, rec_crc32c(0, b, n));
+	memcpy(w->map + w->ring_off + (size_t)(w->ring_seq % w->ring_slots) * w->slot_bytes, b, n);
+	return 0;
+}
+
+int rec_writer_flush(struct rec_writer *w)
+{
+	return wflush(w);
+}
+
+int rec_writer_sync(struct rec_writer *w)
+{
+	if (wflush(w))
+		return w->err;
+	if (w->map && msync(w->map, w->map_len, MS_SYNC))
+		w->err = -errno;
+	else if (fdatasync(fileno(w->f)) && errno != EINVAL && errno != EROFS)
+		w->err = -errno;
+	return w->err;
+}
+
 void rec_writer_sink(struct rec_writer *w, struct rec_sink *s)
 {
+	s->ring = w_ring;
 	s->gap = w_gap;
 	s->ctx = w;
 	s->period = w_period;
@@ -372,6 +479,8 @@ int rec_writer_close(struct rec_writer *w, bool complete)
 	if (!w->err && fsync(fileno(w->f)) && errno != EINVAL && errno != EROFS)
 		w->err = -errno;
 	ret = w->err;
+	if (w->map)
+		munmap(w->map, w->map_len);
 	if (fclose(w->f) && !ret)
 		ret = -EIO;
 	free(w->buf);
@@ -412,6 +521,10 @@ static int parse_header(struct rec_capture *c, char *text, char *err, size_t err
 			c->h.position = hwtel_strtod(v, NULL);
 		} else if (!strcmp(line, "shots")) {
 			c->h.shots = (unsigned int)strtoul(v, NULL, 10);
+		} else if (!strcmp(line, "ring_slots")) {
+			c->h.ring_slots = (unsigned int)strtoul(v, NULL, 10);
+		} else if (!strcmp(line, "slot_bytes")) {
+			c->h.slot_bytes = (unsigned int)strtoul(v, NULL, 10);
 		} else if (!strcmp(line, "command")) {
 			snprintf(c->h.command, sizeof(c->h.command), "%s", v);
 		} else if (!strcmp(line, "track")) {
@@ -708,11 +821,152 @@ static long next_v2(struct reader *r, const unsigned char *p, size_t rem, size_t
 	return (long)(size + 4);
 }
 
+/* a valid slot of the file ring: its sample number and where it is */
+struct slot {
+	uint64_t seq;
+	const unsigned char *p;
+};
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* one gap of a ring slot, as a gap record before sample @idx would be */
+static int ring_gap(struct reader *r, uint64_t t, enum rec_gap_kind kind, uint64_t count)
+{
+	struct rec_capture *c = r->c;
+	struct rec_gap *g;
+
+	if (!count)
+		return 0;
+	g = grow(c->gaps, c->ngaps, &r->gcap, sizeof(*c->gaps));
+	if (!g)
+		return -ENOMEM;
+	c->gaps = g;
+	g = &c->gaps[c->ngaps++];
+	g->mono_ns = t;
+	g->kind = kind;
+	g->count = count;
+	g->sample = c->nsamples;
+	if (kind == REC_GAP_LATE)
+		c->missed_periods += count;
+	else
+		c->stale_reads += count;
+	return 0;
+}
+
+/*
+ * The file ring of a capture whose end record is missing: the slots whose
+ * CRC holds, by sample number; of those later than the last sample of the
+ * records (the rest were flushed into them at a trigger), the newest pre.
+ * They are the pre-trigger samples of the last shot if it is short of its
+ * own (the writer died while flushing the ring into the records: they
+ * precede its trigger), else an untriggered shot of their own.
+ */
+static int read_ring(struct reader *r, const unsigned char *ring)
+{
+	struct rec_capture *c = r->c;
+	unsigned int nt = c->h.ntracks, i, k, n = 0, first;
+	size_t body = 64 + 8 * (size_t)nt;
+	uint64_t last = c->nsamples ? c->samples[c->nsamples - 1].mono_ns : 0;
+	struct rec_shot *sh = c->nshots ? &c->shots[c->nshots - 1] : NULL;
+	struct slot *v;
+	int ret = 0;
+
+	v = calloc(c->h.ring_slots, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < c->h.ring_slots; i++) {
+		const unsigned char *p = ring + (size_t)i * c->h.slot_bytes;
+
+		if (rec_crc32c(0, p, body) != get_u32(p + body) || !get_u64(p)) {
+			for (k = 0; k < c->h.slot_bytes && !p[k]; k++)
+				;
+			if (k < c->h.slot_bytes)	/* written, not whole */
+				c->ring_torn++;
+			continue;
+		}
+		c->ring_valid++;
+		if (!c->nsamples || get_u64(p + 8) > last)
+			v[n++] = (struct slot){ get_u64(p), p };
+	}
+	qsort(v, n, sizeof(*v), slot_cmp);
+	first = n > c->h.pre ? n - c->h.pre : 0;
+	/* the last shot still short of its pre-trigger samples takes them */
+	if (first < n && !(sh && !sh->ended &&
+			   (sh->cause == REC_CAUSE_NONE ? sh->nsamples < sh->pre :
+			    sh->nsamples <= sh->pre && get_u64(v[n - 1].p + 8) < sh->trig_mono_ns))) {
+		sh = grow(c->shots, c->nshots, &r->shcap, sizeof(*c->shots));
+		if (!sh) {
+			free(v);
+			return -ENOMEM;
+		}
+		c->shots = sh;
+		sh = &c->shots[c->nshots];
+		memset(sh, 0, sizeof(*sh));
+		sh->number = c->nshots ? c->shots[c->nshots - 1].number + 1 : 0;
+		sh->cause = REC_CAUSE_NONE;
+		sh->pre = n - first;
+		sh->first = c->nsamples;
+		c->nshots++;
+	}
+	for (i = first; i < n && !ret; i++) {
+		const unsigned char *p = v[i].p;
+		struct rec_sample *s;
+		double *vv;
+
+		if (c->nsamples == r->scap) {
+			unsigned int cap = r->scap;
+
+			s = grow(c->samples, c->nsamples, &cap, sizeof(*c->samples));
+			if (!s) {
+				ret = -ENOMEM;
+				break;
+			}
+			c->samples = s;
+			vv = realloc(c->vals, (size_t)cap * (nt ? nt : 1) * sizeof(*vv));
+			if (!vv) {
+				ret = -ENOMEM;
+				break;
+			}
+			c->vals = vv;
+			r->scap = cap;
+		}
+		ret = ring_gap(r, get_u64(p + 32), REC_GAP_LATE, get_u64(p + 40));
+		if (!ret)
+			ret = ring_gap(r, get_u64(p + 48), REC_GAP_STALE, get_u64(p + 56));
+		if (ret)
+			break;
+		s = &c->samples[c->nsamples];
+		s->mono_ns = get_u64(p + 8);
+		s->real_ns = get_u64(p + 16);
+		s->period_ns = get_u64(p + 24);
+		s->missed = get_u64(p + 40);
+		s->stale = get_u64(p + 56);
+		s->shot = sh->number;
+		s->index = sh->nsamples++;
+		s->vals = NULL;
+		vv = &c->vals[(size_t)c->nsamples * nt];
+		for (k = 0; k < nt; k++) {
+			uint64_t u = get_u64(p + 64 + 8 * (size_t)k);
+
+			memcpy(&vv[k], &u, 8);
+		}
+		c->nsamples++;
+		c->recovered++;
+	}
+	free(v);
+	return ret;
+}
+
 int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,
 		 char *err, size_t errsize)
 {
 	struct reader r = { .c = c, .err = err, .errsize = errsize };
-	size_t off, tlen, hend;
+	size_t off, tlen, hend, ring;
 	uint32_t ver;
 	char *text;
 	int ret;
@@ -725,16 +979,16 @@ int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,
 	}
 	ver = get_u32(buf + 8);
 	tlen = get_u32(buf + 12);
-	if (ver != 1 && ver != 2) {
-		rerr(err, errsize, "capture file version not supported (this hwtel reads versions 1 and 2)");
+	if (ver < 1 || ver > 3) {
+		rerr(err, errsize, "capture file version not supported (this hwtel reads versions 1 to 3)");
 		return -EINVAL;
 	}
-	hend = 16 + (ver == 2 ? 4 : 0);
+	hend = 16 + (ver >= 2 ? 4 : 0);
 	if (len < hend || tlen > len - hend) {
 		rerr(err, errsize, "capture file cut inside its header");
 		return -EINVAL;
 	}
-	if (ver == 2 && rec_crc32c(0, buf, 16 + tlen) != get_u32(buf + 16 + tlen)) {
+	if (ver >= 2 && rec_crc32c(0, buf, 16 + tlen) != get_u32(buf + 16 + tlen)) {
 		rerr(err, errsize, "corrupt capture header (checksum mismatch)");
 		return -EINVAL;
 	}
@@ -752,6 +1006,22 @@ int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,
 	}
 	r.period = c->h.period_ns;
 	off = hend + tlen;
+	ring = off;
+	if (ver == 3) {
+		/* a slot has at least the fields and CRC; padding is optional */
+		const char *bad = NULL;
+
+		if (!c->h.ring_slots || c->h.slot_bytes < rec_slot_bytes(c->h.ntracks) - 4)
+			bad = "corrupt capture header (bad ring_slots or slot_bytes)";
+		else if (c->h.ring_slots > (len - off) / c->h.slot_bytes)
+			bad = "capture file cut inside its ring";
+		if (bad) {
+			rerr(err, errsize, bad);
+			rec_capture_free(c);
+			return -EINVAL;
+		}
+		off += (size_t)c->h.ring_slots * c->h.slot_bytes;
+	}
 	c->good_bytes = off;
 	while (off < len && !c->complete) {
 		long n = ver == 1 ? next_v1(&r, buf + off, len - off, off) :
@@ -765,6 +1035,13 @@ int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,
 			break;
 		off += (size_t)n;
 		c->good_bytes = off;
+	}
+	if (ver == 3 && !c->complete) {
+		ret = read_ring(&r, buf + ring);
+		if (ret) {
+			rec_capture_free(c);
+			return ret;
+		}
 	}
 	{
 		unsigned int i;

@@ -156,7 +156,12 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 	fprintf(f, "capture: %u samples in %u shots, period %.3f ms%s, ring %u samples, %u before the trigger (position %g %%)%s\n",
 		c->nsamples, c->nshots, (double)c->h.period_ns / 1e6,
 		pv ? " at the start, then as the period_ms column says" : "", c->h.capacity, c->h.pre,
-		c->h.position, c->complete ? "" : ", INCOMPLETE (cut short; read up to the last whole record)");
+		c->h.position, c->complete ? "" : c->version == 3 ?
+		", UNFINISHED (its recorder did not close it; read up to the last whole record, then its file ring)" :
+		", INCOMPLETE (cut short; read up to the last whole record)");
+	if (!c->complete && c->version == 3)
+		fprintf(f, "recovered: %u samples from the file ring (%u whole slots, %u torn)\n",
+			c->recovered, c->ring_valid, c->ring_torn);
 	for (i = 0; i < c->nnotes; i++)
 		fprintf(f, "note: %s\n", c->notes[i].text);
 	if (c->ngaps) {
@@ -274,6 +279,7 @@ static int view_json(FILE *f, const struct rec_capture *c, const struct rec_view
 	hj_obj_begin(&j);
 	hj_key(&j, "format_version"); hj_uint(&j, c->version);
 	hj_key(&j, "complete"); hj_bool(&j, c->complete);
+	hj_key(&j, "recovered"); hj_uint(&j, c->recovered);
 	hj_key(&j, "period_ns"); hj_u64(&j, c->h.period_ns);
 	hj_key(&j, "capacity"); hj_uint(&j, c->h.capacity);
 	hj_key(&j, "pre"); hj_uint(&j, c->h.pre);
