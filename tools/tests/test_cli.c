@@ -16,10 +16,13 @@
 
 static char errbuf[8192], outbuf[65536];
 
-/* parse a NULL-terminated argv; stderr/stdout of the parser into buffers */
+/*
+ * parse a NULL-terminated argv; stderr/stdout of the parser into buffers.
+ * argv outlives the call, as main()'s does: o->command points into it.
+ */
 static int parse(struct hwtel_opts *o, const char *const *args)
 {
-	char *argv[32];
+	static char *argv[32];
 	FILE *out = fmemopen(outbuf, sizeof(outbuf), "w");
 	FILE *err = fmemopen(errbuf, sizeof(errbuf), "w");
 	int argc = 0, ret;
