@@ -5,9 +5,9 @@
  * comes from the same PMU transaction (the PCIe PMU serves a group read
  * from one hardware SNAPSHOT).
  *
- * libperf 6.1 opens groups but its perf_evsel__read() of a PERF_FORMAT_GROUP
- * leader returns only the leader's value, and it does not export the file
- * descriptor. The group read is therefore decoded here: the leader's fd is
+ * libperf (6.1 and 6.12 alike) opens groups but its perf_evsel__read() of a
+ * PERF_FORMAT_GROUP leader returns only the leader's value, and it does not
+ * export the file descriptor. The group read is therefore decoded here: the leader's fd is
  * found once, after opening, by its event id (PERF_EVENT_IOC_ID on our own
  * perf fds), and each member's value is matched to its slot by id.
  */
