@@ -407,15 +407,15 @@ TEST(pcie_json_golden_and_schema)
 	/* schema (tests/check_json.py): reference shape, derived metrics equal
 	 * to the text report
 	 */
-	f = fopen("/tmp/hwtel-unit-seed.json", "w");
+	f = fopen(unit_tmp("seed.json"), "w");
 	CHECK(f != NULL);
 	if (f) {
 		fputs(out, f);
 		fclose(f);
 		snprintf(cmd, sizeof(cmd),
-			 "python3 check_json.py pcie /tmp/hwtel-unit-seed.json golden/seed-pcie.txt");
+			 "python3 check_json.py pcie %s golden/seed-pcie.txt", unit_tmp("seed.json"));
 		CHECK_EQ(system(cmd), 0);
-		remove("/tmp/hwtel-unit-seed.json");
+		remove(unit_tmp("seed.json"));
 	}
 	free(out);
 	/* totals: seconds is null, rates are null */
@@ -795,7 +795,7 @@ TEST(pcie_without_state)
 	a = strstr(priv, "\n  PCIe clock");
 	b = strstr(out, "\n  PCIe clock");
 	CHECK(a && b && !strcmp(a, b));
-	f = fopen("/tmp/hwtel-unit-nostate.txt", "w");
+	f = fopen(unit_tmp("nostate.txt"), "w");
 	CHECK(f != NULL);
 	if (f) {
 		fputs(out, f);
@@ -812,17 +812,17 @@ TEST(pcie_without_state)
 	CHECK(strstr(out, "\"lost_deltas\": null,") != NULL);
 	CHECK(strstr(out, "\"readout_overrun\": null\n") != NULL);
 	CHECK(strstr(out, "\"state_valid\": false,") != NULL);
-	f = fopen("/tmp/hwtel-unit-nostate.json", "w");
+	f = fopen(unit_tmp("nostate.json"), "w");
 	CHECK(f != NULL);
 	if (f) {
 		fputs(out, f);
 		fclose(f);
 		snprintf(cmd, sizeof(cmd),
-			 "python3 check_json.py pcie /tmp/hwtel-unit-nostate.json /tmp/hwtel-unit-nostate.txt");
+			 "python3 check_json.py pcie %s %s", unit_tmp("nostate.json"), unit_tmp("nostate.txt"));
 		CHECK_EQ(system(cmd), 0);
-		remove("/tmp/hwtel-unit-nostate.json");
+		remove(unit_tmp("nostate.json"));
 	}
-	remove("/tmp/hwtel-unit-nostate.txt");
+	remove(unit_tmp("nostate.txt"));
 	free(out);
 
 	/* the counters and metrics are the same; the flags field says the flags are unknown */
@@ -959,7 +959,7 @@ TEST(pcie_lost_deltas_text_marks_figures)
 	CHECK(strchr(clean, '!') == NULL);
 	unit_golden(out, "golden/seed-lost-deltas.txt", true);
 	/* check_json.py: the marks are there exactly when hwtel.trusted is false */
-	f = fopen("/tmp/hwtel-unit-lost.txt", "w");
+	f = fopen(unit_tmp("lost.txt"), "w");
 	CHECK(f != NULL);
 	if (f) {
 		fputs(out, f);
@@ -967,22 +967,22 @@ TEST(pcie_lost_deltas_text_marks_figures)
 	}
 	free(out);
 	out = render(hwtel_pcie_format_json, d, 1.0);
-	f = fopen("/tmp/hwtel-unit-lost.json", "w");
+	f = fopen(unit_tmp("lost.json"), "w");
 	CHECK(f != NULL);
 	if (f) {
 		fputs(out, f);
 		fclose(f);
-		CHECK_EQ(system("python3 check_json.py pcie /tmp/hwtel-unit-lost.json /tmp/hwtel-unit-lost.txt"), 0);
+		CHECK_EQ(system(unit_fmt("python3 check_json.py pcie %s %s", unit_tmp("lost.json"), unit_tmp("lost.txt"))), 0);
 		/* the marks are checked: an unmarked report does not pass */
-		f = fopen("/tmp/hwtel-unit-lost.txt", "w");
+		f = fopen(unit_tmp("lost.txt"), "w");
 		if (f) {
 			fputs(clean, f);
 			fclose(f);
 		}
-		CHECK(system("python3 check_json.py pcie /tmp/hwtel-unit-lost.json /tmp/hwtel-unit-lost.txt > /dev/null 2>&1") != 0);
+		CHECK(system(unit_fmt("python3 check_json.py pcie %s %s > /dev/null 2>&1", unit_tmp("lost.json"), unit_tmp("lost.txt"))) != 0);
 	}
-	remove("/tmp/hwtel-unit-lost.json");
-	remove("/tmp/hwtel-unit-lost.txt");
+	remove(unit_tmp("lost.json"));
+	remove(unit_tmp("lost.txt"));
 	free(out);
 	/* READ-OUT OVERRUN alone marks them too */
 	d->status.lost_deltas = false;

@@ -1,14 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /* TAP runner of the host unit tests. */
+#include <errno.h>
 #include <limits.h>
 #include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "unit.h"
 
 static struct unit_test *head, **tail = &head;
 int unit_failed;
+static char unit_dir[PATH_MAX];
+
+const char *unit_tmp(const char *name)
+{
+	static char buf[4][PATH_MAX + 64];
+	static unsigned int k;
+	char *b = buf[k++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "%s/%s", unit_dir, name);
+	return b;
+}
+
+const char *unit_fmt(const char *fmt, ...)
+{
+	static char buf[4 * PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return buf;
+}
 
 void unit_register(struct unit_test *t)
 {
@@ -219,6 +245,14 @@ int main(void)
 	struct unit_test *t;
 	int n = 0, failed = 0, i = 0;
 
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(unit_dir, sizeof(unit_dir), "%s/hwtel-unit.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(unit_dir)) {
+		perror(unit_dir);
+		return 1;
+	}
 	for (t = head; t; t = t->next)
 		n++;
 	printf("TAP version 13\n1..%d\n", n);
@@ -235,5 +269,7 @@ int main(void)
 		fflush(stdout);
 	}
 	printf("# %d passed, %d failed\n", n - failed, failed);
+	if (rmdir(unit_dir))
+		printf("# %s: %s (a test left a file there)\n", unit_dir, strerror(errno));
 	return failed ? 1 : 0;
 }

@@ -77,6 +77,16 @@ char *unit_slurp(const char *path, size_t *len);
  * (only for goldens that are ours, never the seed's).
  */
 bool unit_golden(const char *got, const char *path, bool updatable);
+
+/*
+ * unit_tmp("x.json"): a path for a scratch file in this run's own directory
+ * (mkdtemp under $TMPDIR or /tmp, removed at the end), so that two runs at
+ * once (make check's unit stage beside the package build's) never share a
+ * file. Four results stay valid at a time.
+ */
+const char *unit_tmp(const char *name);
+/* printf into a static buffer (one at a time), for system()'s commands */
+const char *unit_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* fail unless `promtool check metrics` (Debian: package prometheus) and
  * selftests/fleet/promcheck.py accept the exposition @text; their
  * complaints are printed. A missing promtool is a failure, not a skip.
