@@ -21,6 +21,14 @@
  *                          ENGINE (fragment, vertex-tiler, compute) at the
  *                          current frequency: busy += NS, cycles += NS x f
  *   freq HZ                change the operating point (update_devfreq())
+ *   tick NS                xe mode: the GPU timestamp advances NS ns
+ *
+ * Each write is one step for the fdinfo readers: no read sees a part of it.
+ *
+ * With the parameter xe=1 the fdinfo is xe's instead (no engine ns): per
+ * engine drm-cycles-<name>, the timestamp cycles the client's jobs took (a
+ * job of NS ns adds NS: the model's timestamp runs at 1 GHz), and
+ * drm-total-cycles-<name>, the GPU timestamp, which moves only on "tick".
  *
  * hwtel-sim/drmgpu/clients lists "CLIENT PID READS" of the open files: the
  * PID that opened it and how often its fdinfo was read (tests wait for a
@@ -72,15 +80,21 @@ struct sim_client {
 	pid_t pid;
 	u64 busy_ns[SIM_ENGINES];
 	u64 cycles[SIM_ENGINES];
+	u64 ts_cycles[SIM_ENGINES];
 	u64 reads;
 };
 
+static bool xe;
+module_param(xe, bool, 0444);
+MODULE_PARM_DESC(xe, "print xe's drm-cycles and drm-total-cycles, no drm-engine");
+
 struct sim_gpu {
-	struct mutex lock;	/* clients, next_id, cur_hz, target_hz */
+	struct mutex lock;	/* clients, next_id, cur_hz, target_hz, ts */
 	struct list_head clients;
 	u64 next_id;
 	unsigned long cur_hz;
 	unsigned long target_hz;
+	u64 ts;
 	struct platform_device *pdev;
 	struct devfreq *df;
 	struct dentry *dir;
@@ -154,7 +168,11 @@ static void sim_show_fdinfo(struct seq_file *m, struct file *file)
 	c->reads++;
 	seq_printf(m, "drm-driver:\t%s\n", SIM_DRIVER);
 	seq_printf(m, "drm-client-id:\t%llu\n", c->id);
-	for (i = 0; i < SIM_ENGINES; i++) {
+	for (i = 0; xe && i < SIM_ENGINES; i++) {
+		seq_printf(m, "drm-cycles-%s:\t%llu\n", sim_engine[i], c->ts_cycles[i]);
+		seq_printf(m, "drm-total-cycles-%s:\t%llu\n", sim_engine[i], sim.ts);
+	}
+	for (i = 0; !xe && i < SIM_ENGINES; i++) {
 		seq_printf(m, "drm-engine-%s:\t%llu ns\n", sim_engine[i], c->busy_ns[i]);
 		seq_printf(m, "drm-cycles-%s:\t%llu\n", sim_engine[i], c->cycles[i]);
 		seq_printf(m, "drm-maxfreq-%s:\t%lu Hz\n", sim_engine[i],
@@ -202,19 +220,19 @@ static int sim_job(u64 id, const char *engine, u64 ns)
 	struct sim_client *c;
 	int e, ret = -ENOENT;
 
+	lockdep_assert_held(&sim.lock);
 	e = match_string(sim_engine, SIM_ENGINES, engine);
 	if (e < 0)
 		return -EINVAL;
-	mutex_lock(&sim.lock);
 	list_for_each_entry(c, &sim.clients, node) {
 		if (c->id != id)
 			continue;
 		c->busy_ns[e] += ns;
 		c->cycles[e] += div_u64(ns * (sim.cur_hz / 1000000), 1000);
+		c->ts_cycles[e] += ns;
 		ret = 0;
 		break;
 	}
-	mutex_unlock(&sim.lock);
 	return ret;
 }
 
@@ -245,6 +263,12 @@ static int sim_command(char *line)
 			return -EINVAL;
 		return sim_job(a, argv[2], b);
 	}
+	if (!strcmp(argv[0], "tick") && argc == 2) {
+		if (kstrtou64(argv[1], 10, &a) || a > 10000000000ull)
+			return -EINVAL;
+		sim.ts += a;
+		return 0;
+	}
 	return -EINVAL;
 }
 
@@ -260,8 +284,11 @@ static ssize_t sim_control_write(struct file *file, const char __user *ubuf,
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	p = buf;
+	/* the devfreq core never takes sim.lock: update_devfreq() may run under it */
+	mutex_lock(&sim.lock);
 	while (!ret && (line = strsep(&p, "\n")) != NULL)
 		ret = sim_command(line);
+	mutex_unlock(&sim.lock);
 	kfree(buf);
 	return ret ? ret : len;
 }

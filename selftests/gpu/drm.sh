@@ -10,11 +10,13 @@
 # process that opens, submits and exits between two reads (never seen:
 # not in the report, as documented). Energies computed here from
 # P = C V^2 f (1 PW = one engine busy at 266 MHz and 1 V) and the model's
-# OPP table 200/900, 300/1000, 400/1100 (MHz/mV).
+# OPP table 200/900, 300/1000, 400/1100 (MHz/mV). Then the model in xe's
+# form (xe=1: drm-cycles-<engine> with drm-total-cycles-<engine>, no engine
+# ns; issue 20 case 6).
 
 . "$(dirname "$0")/gpu_lib.sh"
 
-PLAN=16
+PLAN=20
 tool_need_modules "$PLAN" hwtel_sim_drmgpu
 DCTL=$SIMDBG/drmgpu/control
 DCLI=$SIMDBG/drmgpu/clients
@@ -216,4 +218,67 @@ tap_eq "a client opened and closed between two reads is not seen (only the total
 "$HW" gpu --source vulkan -t 1 > /dev/null 2> "$T/u.err"
 tap_eq "--source vulkan: usage error" "2" "$?"
 tap_check "  with a clear message" grep -q "argument --source: expected auto, mali or drm, got 'vulkan'" "$T/u.err"
+
+# xe (Documentation/gpu/drm-usage-stats.rst): per engine drm-cycles-<name>
+# (the cycles the client's work took) and drm-total-cycles-<name> (the GPU
+# timestamp), no drm-engine-<name>. Between two reads an engine is busy
+# (delta cycles / delta total cycles) x the wall time between the reads
+# (hwtel.rst). One write moves the timestamp 4000000 and gives fragment
+# 4000000 cycles (all of it), compute 2000000 (half), vertex-tiler none,
+# all at 200 MHz 900 mV; no other write moves the timestamp. So with W the
+# wall time of the one interval that holds the write: fragment
+# (4000000 W + 2000000) div 4000000 = W ns, compute
+# (2000000 W + 2000000) div 4000000 = (W + 1) div 2 ns.
+kill $IDLE 2>/dev/null
+wait $IDLE 2>/dev/null
+drm_down
+modprobe hwtel_sim_drmgpu xe=1
+tap_check "xe form: fdinfo has drm-total-cycles and no drm-engine" sh -c \
+	"exec 3<>/dev/hwtel-sim-gpu && grep -q '^drm-total-cycles-compute:' /proc/\$\$/fdinfo/3 &&
+	 ! grep -q '^drm-engine-' /proc/\$\$/fdinfo/3"
+cat > "$T/xe.py" <<'PY'
+import os, subprocess, sys, time
+T, CTL, CLI = sys.argv[1:4]
+hw = os.getppid()
+p = subprocess.Popen([T + "/gpuA", T + "/client.py"], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, text=True)
+pid = int(p.stdout.readline())
+c = [int(l.split()[0]) for l in open(CLI) if int(l.split()[1]) == pid][0]
+
+def reads():
+    for l in open(CLI):
+        i, q, r = l.split()
+        if int(i) == c:
+            return int(r)
+    return -1
+
+def wait_reads(n):
+    for _ in range(3000):
+        if reads() >= n:
+            return True
+        time.sleep(0.01)
+    return False
+
+# a first read (the baseline), the write, one more read of it, then exit
+ok = wait_reads(1)
+n = reads()
+fd = os.open(CTL, os.O_WRONLY)
+os.write(fd, ("job %d fragment 4000000\njob %d compute 2000000\ntick 4000000\n" % (c, c)).encode())
+os.close(fd)
+ok = ok and wait_reads(n + 1)
+open(T + "/xe.pid", "w").write("%d %d\n" % (pid, ok))
+p.stdin.close()
+p.wait()
+PY
+"$HW" gpu -j --source drm --sample 50 -- python3 "$T/xe.py" "$T" "$DCTL" "$DCLI" \
+	> "$T/x.json" 2> "$T/x.err"
+tap_eq "xe form: exit status, no diagnostics" "0 " "$? $(cat "$T/x.err")"
+read -r PX XOK < "$T/xe.pid"
+got=$(summary "$T/x.json" "$PX")
+read -r _ XF _ <<< "$got"
+[[ $XF =~ ^[0-9]+$ ]] || XF=0
+tap_check "xe form: the client was read before and after the write; fragment busy > 0" \
+	test "$XOK" = 1 -a "$XF" -gt 0
+tap_eq "xe form: busy from cycles (fragment W, vertex-tiler 0, compute (W+1)/2), energy exact" \
+	"gpuA $XF 0 $(((XF + 1) / 2)) $(upj "$XF:200:900 $(((XF + 1) / 2)):200:900") 0" "$got"
 tap_done
