@@ -196,6 +196,9 @@ struct cons {
 	uint64_t first;		/* START of its first job */
 	bool pin;		/* a unit runs or queues a job of it */
 	struct acc a[NSETS];
+	/* while life < 0: the name read from /proc, for the life found later */
+	char comm[32];
+	char cmdline[256];
 };
 
 /*
@@ -459,8 +462,16 @@ static void adopt_life(struct hwtel_gpu *g, int pid)
 		for (j = e->cons; j >= 0; j = g->cons[j].next)
 			if (g->cons[j].life == l)
 				break;
-		if (j < 0)
+		if (j < 0) {
+			struct life *lf = &g->lives[l];
+
 			c->life = l;
+			/* its exit read after it was reaped: the name it had */
+			if (!lf->comm[0])
+				memcpy(lf->comm, c->comm, sizeof(lf->comm));
+			if (!lf->cmdline[0])
+				memcpy(lf->cmdline, c->cmdline, sizeof(lf->cmdline));
+		}
 	}
 }
 
@@ -1220,6 +1231,9 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 					o->life++;
 			snprintf(o->comm, sizeof(o->comm), "%s", l->comm);
 			snprintf(o->cmdline, sizeof(o->cmdline), "%s", l->cmdline);
+		} else {
+			snprintf(o->comm, sizeof(o->comm), "%s", c->comm);
+			snprintf(o->cmdline, sizeof(o->cmdline), "%s", c->cmdline);
 		}
 		o->unpriced_ns = a->unpriced_ns;
 		o->energy_upj = raw_to_upj(a->raw);
@@ -1370,6 +1384,18 @@ void hwtel_gpu_names_from_proc(struct hwtel_gpu *g, const char *procroot)
 {
 	unsigned int s, i;
 
+	/*
+	 * A consumer with no life yet (a process older than the capture) keeps
+	 * the name it has now: its exit may be read after it was reaped
+	 */
+	for (i = 0; i < g->ncons; i++) {
+		struct cons *c = &g->cons[i];
+
+		if (c->life >= 0 || c->comm[0] || c->pid <= 0)
+			continue;
+		hwtel_read_proc_name(procroot ? procroot : "/proc", c->pid, c->comm,
+				     sizeof(c->comm), c->cmdline, sizeof(c->cmdline));
+	}
 	for (s = 0; s < NSETS; s++) {
 		struct hwtel_gpu_report *r = &g->rep[s];
 

@@ -5,7 +5,9 @@
  * here by hand from P = C V^2 f (1 PW = one unit at 266 MHz and 1 V).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/cn_proc.h>
@@ -742,6 +744,83 @@ TEST(gpu_one_row_per_life)
 	}
 	out = render(g, r);
 	CHECK_EQ(occurrences(out, "hwtel_gpu_energy_pseudojoules_total{comm=\"app\"}"), 1);
+	free(out);
+	hwtel_gpu_free(g);
+}
+
+/*
+ * The same with the exit read after the process was reaped (the proc
+ * connector's thread found no /proc/PID/comm): its life has no name. The
+ * name it had when the first report was named stays its name, in the rows
+ * and in its Prometheus series, instead of "[unknown]" (found by the lab's
+ * gpu/lives.sh: the second row was named None).
+ */
+TEST(gpu_old_process_reaped_keeps_name)
+{
+	struct hwtel_gpu *g = hwtel_gpu_new();
+	const struct hwtel_gpu_report *r = NULL, *cum;
+	const struct hwtel_gpu_consumer *c;
+	char root[] = "/tmp/hwtel-gpu-name-XXXXXX", path[128], cmd[160];
+	FILE *f;
+	char *out;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(path, sizeof(path), "%s/300", root);
+	CHECK_EQ(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/300/comm", root);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("app\n", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/300/cmdline", root);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fwrite("app\0--run\0", 1, 10, f);
+		fclose(f);
+	}
+	hwtel_gpu_set_diag(g, NULL, NULL);
+	hwtel_gpu_set_initial_opp(g, 266, 1000);
+	hwtel_gpu_begin(g, T0);
+	begin_stream();
+	ev(10, START(PP(0)), 300, 0);
+	ev(30, STOP(PP(0)), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 10 * MS, &r), 0);
+	hwtel_gpu_names_from_proc(g, root);
+	c = find(r, 300, 0);
+	CHECK(c != NULL);
+	if (c)
+		CHECK_STR(c->comm, "app");
+	/* reaped, then its exit read: no name */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	CHECK_EQ(system(cmd), 0);
+	CHECK_EQ(hwtel_gpu_add_life(g, 300, 0, T0 + 15 * MS, "", ""), 0);
+	begin_stream();
+	ev(110, START(PP(0)), 300, 0);
+	ev(140, STOP(PP(0)), 0, 0);
+	CHECK_EQ(feed_stream(g), 0);
+	CHECK_EQ(hwtel_gpu_interval(g, T0 + 20 * MS, &r), 0);
+	hwtel_gpu_names_from_proc(g, root);
+	c = find(r, 300, 0);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_STR(c->comm, "app");
+		CHECK_STR(c->cmdline, "app --run");
+	}
+	cum = hwtel_gpu_cumulative(g);
+	CHECK_EQ(cum->nconsumers, 1);
+	c = find(cum, 300, 0);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_STR(c->comm, "app");
+		CHECK_U64(c->energy_upj, upj(raw(5 * MS, 266, 1000)));
+	}
+	out = render(g, r);
+	CHECK_EQ(occurrences(out, "hwtel_gpu_energy_pseudojoules_total{comm=\"app\"}"), 1);
+	CHECK_EQ(occurrences(out, "[unknown]"), 0);
 	free(out);
 	hwtel_gpu_free(g);
 }
