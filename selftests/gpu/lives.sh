@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# hwtel gpu -w on the Mali model across process lives (issue 20, cases 5
+# and 7). A process that existed before hwtel started submits a job, is in
+# a report, then submits another and exits: one process, one consumer, so
+# one row of the cumulative report and one Prometheus series (before, the
+# jobs before its exit was known and those after were two consumers, two
+# series with the same labels). Prometheus series are per process name:
+# a second process of the same name, started and ended during the watch,
+# adds to the same series. Energies from the seed's formula at 266 MHz and
+# 1000 mV (1 ms is 1000 uPJ). Every step waits for the report or process
+# it needs (a report line; the textfile is written after it); which
+# interval a job lands in does not change what is checked.
+
+. "$(dirname "$0")/gpu_lib.sh"
+
+PLAN=8
+gpu_need_model "$PLAN"
+tap_plan "$PLAN"
+if ! mali_up; then
+	tap_fail "load hwtel_sim_mali"
+	tap_done
+fi
+
+# a process under the name gpuold: prints its PID, then writes each line
+# of stdin to the model's control file itself ("job self ...") and answers
+# "done"; EOF ends it
+ln -s "$(command -v python3)" "$T/gpuold"
+cat > "$T/old.py" <<'PY'
+import os, sys
+print(os.getpid(), flush=True)
+for line in sys.stdin:
+    fd = os.open(sys.argv[1], os.O_WRONLY)
+    os.write(fd, line.encode())
+    os.close(fd)
+    print("done", flush=True)
+PY
+
+# wait_for PYTHON-EXPR: until a report line L (a dict) of w.json, from line
+# $FROM on, makes it true; print that line's number
+wait_for()
+{
+	python3 - "$T/w.json" "$FROM" "$1" "$HWPID" <<'PY'
+import json, os, sys, time
+path, start, expr, hw = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+for _ in range(6000):
+    lines = open(path).read().splitlines()
+    for n, l in enumerate(lines[start:], start + 1):
+        L = json.loads(l)
+        if eval(expr):
+            print(n)
+            sys.exit()
+    if not os.path.exists("/proc/%d" % hw):
+        break
+    time.sleep(0.05)
+print(0)
+PY
+}
+
+coproc OLD { exec "$T/gpuold" "$T/old.py" "$CTL"; }
+OLDPID=$OLD_PID
+read -r -u "${OLD[0]}" P
+"$HW" gpu -j -w -t 2 --initial-opp 266:1000 --prometheus "$T/p.prom" \
+	> "$T/w.json" 2> "$T/w.err" &
+HWPID=$!
+trap 'kill $HWPID 2>/dev/null; gpu_cleanup' EXIT
+# the first report: recording is on again (it restarts before a report)
+FROM=0
+n0=$(wait_for 'True')
+mine="[c for c in L['consumers'] if c['pid'] == $P]"
+echo "job self PP0 0 1000000" >&"${OLD[1]}"
+read -r -u "${OLD[0]}" _
+FROM=$n0
+n1=$(wait_for "$mine")
+echo "job self PP1 0 2000000" >&"${OLD[1]}"
+read -r -u "${OLD[0]}" _
+eval "exec ${OLD[1]}>&-"
+wait "$OLDPID"
+FROM=$n1
+n2=$(wait_for "$mine")
+# a new process of the same name: 4 ms, then gone
+"$T/gpuold" -c "import os; os.write(os.open('$CTL', os.O_WRONLY), b'job self PP0 0 4000000\n')"
+FROM=$n2
+n3=$(wait_for "[c for c in L['consumers'] if c['comm'] == 'gpuold' and c['pid'] != $P]")
+# one more report: both lives ended and are summed per name; its textfile
+# is written after the report, so after one more report the textfile
+# holds it (the textfile is replaced whole: rename)
+FROM=$n3
+n4=$(wait_for 'True')
+FROM=$n4
+n5=$(wait_for 'True')
+cp "$T/p.prom" "$T/p4.prom"
+kill -TERM "$HWPID"
+wait "$HWPID"
+tap_eq "exit status after SIGTERM, no diagnostics" "0 " "$? $(cat "$T/w.err")"
+tap_check "every report awaited came (lines $n0 $n1 $n2 $n3 $n4 $n5)" \
+	test "$n0" -gt 0 -a "$n1" -gt "$n0" -a "$n2" -gt "$n1" -a "$n3" -gt "$n2" -a \
+	"$n4" -gt "$n3" -a "$n5" -gt "$n4"
+got=$(python3 - "$T/w.json" "$P" <<'PY'
+import json, sys
+rows = []
+for l in open(sys.argv[1]):
+    for c in json.loads(l)["consumers"]:
+        if c["pid"] == int(sys.argv[2]):
+            rows.append("%s:%d" % (c["comm"], c["energy_upj"]))
+print(" ".join(rows))
+PY
+)
+tap_eq "the process from before hwtel: 1 ms, then 2 ms, by name" "gpuold:1000 gpuold:2000" "$got"
+prom()
+{
+	local e=$(($1))
+
+	printf '%s{comm="gpuold"} %d.%06d' "$2" $((e / 1000000)) $((e % 1000000))
+}
+tap_eq "Prometheus: one energy series for the name, both processes' 7 ms" \
+	"$(prom "$(upj "7000000:266:1000")" hwtel_gpu_energy_pseudojoules_total)" \
+	"$(grep '^hwtel_gpu_energy_pseudojoules_total{' "$T/p4.prom")"
+tap_eq "Prometheus: one series per name and unit for busy time" \
+	"hwtel_gpu_busy_seconds_total{comm=\"gpuold\",unit=\"PP0\"} 0.005000000
+hwtel_gpu_busy_seconds_total{comm=\"gpuold\",unit=\"PP1\"} 0.002000000" \
+	"$(grep '^hwtel_gpu_busy_seconds_total{' "$T/p4.prom")"
+tap_eq "Prometheus: jobs per name and unit" \
+	"hwtel_gpu_jobs_total{comm=\"gpuold\",unit=\"PP0\"} 2
+hwtel_gpu_jobs_total{comm=\"gpuold\",unit=\"PP1\"} 1" \
+	"$(grep '^hwtel_gpu_jobs_total{' "$T/p4.prom")"
+tap_check "no label pid or life in any series" sh -c "! grep -q 'pid=\|life=' '$T/p4.prom'"
+if command -v promtool > /dev/null; then
+	tap_check "promtool check metrics accepts it" sh -c "promtool check metrics < '$T/p4.prom'"
+else
+	tap_skip "promtool check metrics accepts it" "no promtool in the guest"
+fi
+tap_done
