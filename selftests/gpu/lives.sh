@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# hwtel gpu -w on the Mali model across process lives (issue 20, cases 5
-# and 7). A process that existed before hwtel started submits a job, is in
+# hwtel gpu -w on the Mali model across process lives (issue 20, cases 5,
+# 7 and 8). A process that existed before hwtel started submits a job, is in
 # a report, then submits another and exits: one process, one consumer, so
 # one row of the cumulative report and one Prometheus series (before, the
 # jobs before its exit was known and those after were two consumers, two
@@ -15,7 +15,7 @@
 
 . "$(dirname "$0")/gpu_lib.sh"
 
-PLAN=8
+PLAN=10
 gpu_need_model "$PLAN"
 tap_plan "$PLAN"
 if ! mali_up; then
@@ -37,11 +37,12 @@ for line in sys.stdin:
     print("done", flush=True)
 PY
 
-# wait_for PYTHON-EXPR: until a report line L (a dict) of w.json, from line
+# wait_for PYTHON-EXPR: until a report line L (a dict) of $W, from line
 # $FROM on, makes it true; print that line's number
+W=$T/w.json
 wait_for()
 {
-	python3 - "$T/w.json" "$FROM" "$1" "$HWPID" <<'PY'
+	python3 - "$W" "$FROM" "$1" "$HWPID" <<'PY'
 import json, os, sys, time
 path, start, expr, hw = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 for _ in range(6000):
@@ -130,5 +131,65 @@ if command -v promtool > /dev/null; then
 	tap_check "promtool check metrics accepts it" sh -c "promtool check metrics < '$T/p4.prom'"
 else
 	tap_skip "promtool check metrics accepts it" "no promtool in the guest"
+fi
+
+# Case 8: CLOCK_REALTIME steps 30 s forward during -w (restored after).
+# gpustep, forked before the step, submits 1 ms after it and exits; then
+# gpunew gets its PID (ns_last_pid). Each process event is converted with
+# the offset of its moment, so gpunew's life begins after the job the model
+# stamps in the stepped real time, and the job stays gpustep's. With the
+# offset measured once at the start, gpunew's life began 30 s early, before
+# the job, and took it (when both are handed in the job's interval).
+step()
+{
+	python3 -c 'import sys, time
+time.clock_settime_ns(time.CLOCK_REALTIME, time.clock_gettime_ns(time.CLOCK_REALTIME) + int(sys.argv[1]))' "$1"
+}
+STEPPED=0
+trap 'kill $HWPID 2>/dev/null; mali_down; [ $STEPPED = 1 ] && step -30000000000; gpu_cleanup' EXIT
+ln -s "$(command -v python3)" "$T/gpustep"
+W=$T/s.json
+"$HW" gpu -j -w -t 2 --initial-opp 266:1000 > "$W" 2> "$T/s.err" &
+HWPID=$!
+FROM=0
+s0=$(wait_for 'True')
+coproc STP { exec "$T/gpustep" "$T/old.py" "$CTL"; }
+STPPID=$STP_PID
+read -r -u "${STP[0]}" S
+STEPPED=1
+step 30000000000
+echo "job self PP0 0 1000000" >&"${STP[1]}"
+read -r -u "${STP[0]}" _
+eval "exec ${STP[1]}>&-"
+wait "$STPPID"
+ln -s "$(command -v python3)" "$T/gpunew"
+echo $((S - 1)) > /proc/sys/kernel/ns_last_pid
+"$T/gpunew" -c 'import os; print(os.getpid())' > "$T/newpid"
+FROM=$s0
+s1=$(wait_for "[c for c in L['consumers'] if c['pid'] == $S]")
+kill -TERM "$HWPID"
+wait "$HWPID"
+st=$?
+# the model stamps events in real time: gone before the clock goes back
+mali_down
+step -30000000000
+STEPPED=0
+tap_eq "clock step: exit status, no diagnostics (report lines $s0 $s1)" "0 " "$st $(cat "$T/s.err")"
+got=$(python3 - "$W" "$S" <<'PY'
+import json, sys
+rows = []
+for l in open(sys.argv[1]):
+    for c in json.loads(l)["consumers"]:
+        if c["pid"] == int(sys.argv[2]):
+            rows.append("%s:%d:%d" % (c["comm"], c["life"], c["energy_upj"]))
+print(" ".join(rows))
+PY
+)
+if [ "$(cat "$T/newpid")" = "$S" ]; then
+	tap_eq "clock step: the job after it is gpustep's life 0, not gpunew's (PID $S), 1 ms at 1 PW" \
+		"gpustep:0:$(upj "1000000:266:1000")" "$got"
+else
+	tap_skip "clock step: the job after it is gpustep's, not gpunew's" \
+		"gpunew got PID $(cat "$T/newpid"), not $S (another PID was allocated first)"
 fi
 tap_done
