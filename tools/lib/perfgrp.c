@@ -7,9 +7,10 @@
  *
  * libperf (6.1 and 6.12 alike) opens groups but its perf_evsel__read() of a
  * PERF_FORMAT_GROUP leader returns only the leader's value, and it does not
- * export the file descriptor. The group read is therefore decoded here: the leader's fd is
- * found once, after opening, by its event id (PERF_EVENT_IOC_ID on our own
- * perf fds), and each member's value is matched to its slot by id.
+ * export the file descriptor. The group read is therefore decoded here:
+ * the leader's fd is found once, after opening, by its event id among this
+ * process's perf fds (/proc/self/fd), and each member's value is matched
+ * to its slot by id.
  */
 
 #include <dirent.h>
@@ -165,23 +166,12 @@ static int find_fd_by_id(uint64_t id)
 	return found >= 0 ? found : -ESRCH;
 }
 
-/* The lowest free descriptor: where the next perf_event_open lands. */
-static int next_fd(void)
-{
-	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0)
-		close(fd);
-	return fd;
-}
-
 int hwtel_group_open(struct hwtel_group *g)
 {
 	struct perf_counts_values c;
-	uint64_t id;
 	char cpu[16];
 	unsigned int i;
-	int ret, guess;
+	int ret;
 
 	if (!g->n)
 		return hwtel_err(-EINVAL, "empty group");
@@ -196,7 +186,6 @@ int hwtel_group_open(struct hwtel_group *g)
 		perf_evlist__add(g->evlist, g->ev[i]);
 	perf_evlist__set_maps(g->evlist, g->cpus, g->threads);
 	perf_evlist__set_leader(g->evlist);
-	guess = next_fd();
 	ret = perf_evlist__open(g->evlist);
 	if (ret < 0) {
 		/* find the member that failed for the message */
@@ -210,16 +199,14 @@ int hwtel_group_open(struct hwtel_group *g)
 				 g->pmu->name, strerror(-ret));
 	g->id[0] = c.id;
 	/*
-	 * Its descriptor: libperf opened the leader first, on the lowest free
-	 * descriptor; check that guess by id, else search our perf fds.
+	 * Its descriptor: the perf fd of this process whose id it is. Only
+	 * perf fds are asked (by their /proc link first): another thread's
+	 * descriptor is never sent a perf ioctl.
 	 */
-	if (guess >= 0 && ioctl(guess, PERF_EVENT_IOC_ID, &id) == 0 && id == g->id[0])
-		ret = guess;
-	else
-		ret = find_fd_by_id(g->id[0]);
+	ret = find_fd_by_id(g->id[0]);
 	if (ret < 0)
-		return hwtel_err(ret, "cannot find the file descriptor of the %s group leader",
-				 g->pmu->name);
+		return hwtel_err(ret, "cannot find the file descriptor of the %s group leader%s",
+				 g->pmu->name, ret == -ESRCH ? "" : " (is /proc mounted?)");
 	g->leader_fd = ret;
 	g->bufsize = (3 + 2 * (size_t)g->n) * sizeof(uint64_t);
 	g->buf = calloc(1, g->bufsize);
