@@ -23,10 +23,14 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 
 #include <libhwtel/hwtel.h>
 
@@ -41,6 +45,7 @@ int hwtel_group_open(struct hwtel_group *g);
 int hwtel_group_read(struct hwtel_group *g, uint64_t *values, uint64_t *enabled,
 		     uint64_t *running);
 void hwtel_group_free(struct hwtel_group *g);
+int hwtel_read_file(const char *path, char *buf, size_t size);
 
 #define MAX_SOURCES 16
 #define MAX_PERF 32
@@ -122,6 +127,8 @@ struct rec_opts {
 	unsigned int nfeedback;
 	const char *ontrig[MAX_DEFS];
 	unsigned int nontrig;
+	const char *event[REC_MAX_EVENTS];
+	unsigned int nevent;
 	const char *ddr_events;
 	uint64_t sync_ns;	/* --sync: 0 = never before the close */
 	bool list, quiet;
@@ -134,9 +141,9 @@ static void rec_usage(FILE *f)
 	fputs("usage: hwtel record [-o FILE] [-p PERIOD] [-N SAMPLES | -S SECONDS]\n"
 	      "                    [--position begin|center|end|PERCENT] [--shots K]\n"
 	      "                    [-s SOURCE]... [--standby SOURCE]... [-m PATTERN]...\n"
-	      "                    [--trigger COND] [--counter DEF]... [--feedback 'COND => ACTION']...\n"
-	      "                    [--on-trigger ACTION]... [--sync PERIOD] [-t MAXSEC] [-q] [--list]\n"
-	      "                    [-- COMMAND...]\n"
+	      "                    [--event NAME=EVENT]... [--trigger COND] [--counter DEF]...\n"
+	      "                    [--feedback 'COND => ACTION']... [--on-trigger ACTION]...\n"
+	      "                    [--sync PERIOD] [-t MAXSEC] [-q] [--list] [-- COMMAND...]\n"
 	      "\n"
 	      "Samples hwtel metrics every PERIOD into a ring of N samples; on the trigger\n"
 	      "(COND, SIGUSR1 or the end of COMMAND) keeps the pre-trigger share of the\n"
@@ -156,6 +163,9 @@ static void rec_usage(FILE *f)
 	      "  -m, --metrics PATTERN  metrics stored (shell pattern; default *.used_pct,\n"
 	      "                         *.gbps, ddr*_gbps, perf.*, and every metric a\n"
 	      "                         condition names)\n"
+	      "      --event NAME=EVENT a discrete event, EVENT: SYS:TRACEPOINT [if FILTER]\n"
+	      "                         or PMU/EVENT/; the track NAME counts its\n"
+	      "                         occurrences in each sample's interval\n"
 	      "      --trigger COND     trigger condition (see hwtel(1), CONDITIONS)\n"
 	      "      --counter DEF      'NAME[:BITS] inc COND[; dec COND][; clear COND]'\n"
 	      "      --feedback DEF     'COND => ACT': ACT when COND starts to hold\n"
@@ -183,7 +193,8 @@ static int rec_usage_error(const char *fmt, const char *arg)
 
 static int parse_rec_args(int argc, char **argv, struct rec_opts *o)
 {
-	enum { O_POS = 256, O_SHOTS, O_STANDBY, O_TRIG, O_CNT, O_FB, O_ONT, O_DDREV, O_LIST, O_SYNCP };
+	enum { O_POS = 256, O_SHOTS, O_STANDBY, O_TRIG, O_CNT, O_FB, O_ONT, O_DDREV, O_LIST,
+	       O_EVENT, O_SYNCP };
 	static const struct option lopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "period", required_argument, NULL, 'p' },
@@ -196,6 +207,7 @@ static int parse_rec_args(int argc, char **argv, struct rec_opts *o)
 		{ "metrics", required_argument, NULL, 'm' },
 		{ "trigger", required_argument, NULL, O_TRIG },
 		{ "counter", required_argument, NULL, O_CNT },
+		{ "event", required_argument, NULL, O_EVENT },
 		{ "feedback", required_argument, NULL, O_FB },
 		{ "on-trigger", required_argument, NULL, O_ONT },
 		{ "ddr-events", required_argument, NULL, O_DDREV },
@@ -299,6 +311,11 @@ static int parse_rec_args(int argc, char **argv, struct rec_opts *o)
 				return rec_usage_error("more than 16 counters%s", "");
 			o->counter[o->ncounter++] = optarg;
 			break;
+		case O_EVENT:
+			if (o->nevent >= REC_MAX_EVENTS)
+				return rec_usage_error("more than 8 events%s", "");
+			o->event[o->nevent++] = optarg;
+			break;
 		case O_FB:
 			if (o->nfeedback >= MAX_DEFS)
 				return rec_usage_error("more than 16 feedback rules%s", "");
@@ -388,6 +405,30 @@ static const char *const PCIE_M[] = {
  */
 #define PCIE_UNTRUSTED (HWTEL_MAX_EP * HWTEL_MAX_BUSES * PCIE_NM)
 
+/* ------------------------------------------------------------------ */
+/* Discrete events: --event NAME=SYS:TRACEPOINT [if FILTER] | NAME=PMU/EVENT/ */
+
+/*
+ * One sampling perf event per online CPU (a tracepoint fires on any CPU),
+ * each with its own ring: sample_period 1, so every occurrence is a record,
+ * with PERF_SAMPLE_TIME on CLOCK_MONOTONIC (use_clockid), the clock of the
+ * recorder's samples. The rings are read after every sample's reads, so
+ * no wake-up is asked for: the trigger acts at a sample anyway. libperf
+ * (linked already) neither sets filters nor gives the descriptors to set
+ * them on, so the few lines of opening and ring reading are here.
+ */
+#define EV_PAGES 8	/* data pages per CPU: 2048 records of 16 bytes */
+#define EV_MAX_CPUS 1024
+
+struct evsrc {
+	char name[REC_NAME_MAX];
+	unsigned int nfd;
+	int *fd;
+	void **base;
+	size_t len;
+	uint64_t lost;
+};
+
 struct recorder {
 	struct rec_opts *o;
 	unsigned int nsrc;
@@ -396,6 +437,8 @@ struct recorder {
 	struct metric *m;
 	unsigned int mcap;
 	unsigned int ddr_count, perf_count;
+	unsigned int nev;
+	struct evsrc ev[REC_MAX_EVENTS];
 };
 
 static int add_metric(struct recorder *r, unsigned int src, unsigned int sel, const char *fmt, ...)
@@ -704,10 +747,246 @@ static int read_source(struct source *s)
 	return 0;
 }
 
+static int rec_fail(int err);
+
+static int online_cpus(int *cpu, unsigned int max, unsigned int *n)
+{
+	char buf[4096], *p = buf, *end;
+	int ret = hwtel_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+
+	*n = 0;
+	if (ret < 0)
+		return ret;
+	while (*p && *p != '\n') {
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			return -EINVAL;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		for (; a <= b && *n < max; a++)
+			cpu[(*n)++] = (int)a;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static long ev_open(struct perf_event_attr *attr, int cpu)
+{
+	return syscall(SYS_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* "NAME=SPEC": opens the event; status 2 for bad input, else rec_fail's */
+static int open_event(struct evsrc *es, const char *def)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	const char *eq = strchr(def, '='), *filter = NULL;
+	char spec[256], path[320], idbuf[32];
+	int cpus[EV_MAX_CPUS], one[1];
+	unsigned int ncpu, i;
+	bool tp;
+	char *w;
+
+	if (!eq || eq == def || (size_t)(eq - def) >= sizeof(es->name) || !eq[1]) {
+		fprintf(stderr, "hwtel record: error: --event '%s': expected NAME=SYS:TRACEPOINT [if FILTER] or NAME=PMU/EVENT/\n",
+			def);
+		return HWTEL_EXIT_USAGE;
+	}
+	snprintf(es->name, sizeof(es->name), "%.*s", (int)(eq - def), def);
+	snprintf(spec, sizeof(spec), "%s", eq + 1);
+	w = strstr(spec, " if ");
+	if (w) {
+		*w = '\0';
+		filter = eq + 1 + (w - spec) + 4;
+		while (*filter == ' ')
+			filter++;
+	}
+	tp = !strchr(spec, '/');
+	if (tp) {
+		char *colon = strchr(spec, ':');
+		static const char *const roots[] = { "/sys/kernel/tracing",
+						     "/sys/kernel/debug/tracing" };
+		int ret = -ENOENT;
+		unsigned int k;
+		bool mounted = false;
+
+		if (!colon || colon == spec || !colon[1] || strchr(colon + 1, ':') ||
+		    strchr(spec, '.') || strchr(spec, ' ')) {
+			fprintf(stderr, "hwtel record: error: --event '%s': expected NAME=SYS:TRACEPOINT [if FILTER] or NAME=PMU/EVENT/\n",
+				def);
+			return HWTEL_EXIT_USAGE;
+		}
+		*colon = '\0';
+		for (k = 0; k < 2 && ret == -ENOENT; k++) {
+			snprintf(path, sizeof(path), "%s/events", roots[k]);
+			if (access(path, F_OK))
+				continue;
+			mounted = true;
+			snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[k], spec, colon + 1);
+			ret = hwtel_read_file(path, idbuf, sizeof(idbuf));
+		}
+		if (!mounted) {
+			fprintf(stderr, "hwtel record: error: --event '%s': tracefs is not mounted (no /sys/kernel/tracing/events): mount -t tracefs nodev /sys/kernel/tracing\n",
+				def);
+			return HWTEL_EXIT_FAIL;
+		}
+		if (ret == -ENOENT) {
+			fprintf(stderr, "hwtel record: error: --event '%s': no tracepoint %s:%s (no /sys/kernel/tracing/events/%s/%s/id)\n",
+				def, spec, colon + 1, spec, colon + 1);
+			return HWTEL_EXIT_USAGE;
+		}
+		if (ret < 0) {
+			fprintf(stderr, "hwtel record: error: --event '%s': cannot read %s: %s\n",
+				def, path, strerror(-ret));
+			return hwtel_exit_status(ret);
+		}
+		*colon = ':';
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = strtoull(idbuf, NULL, 10);
+		if (online_cpus(cpus, EV_MAX_CPUS, &ncpu) || !ncpu) {
+			fprintf(stderr, "hwtel record: error: cannot read the online CPUs\n");
+			return HWTEL_EXIT_FAIL;
+		}
+	} else {
+		struct hwtel_pmu *pmu = calloc(1, sizeof(*pmu));
+		char *slash = strchr(spec, '/');
+		int ret;
+
+		if (filter) {
+			fprintf(stderr, "hwtel record: error: --event '%s': a filter applies to tracepoints only\n",
+				def);
+			free(pmu);
+			return HWTEL_EXIT_USAGE;
+		}
+		if (!pmu)
+			return rec_fail(-ENOMEM);
+		*slash = '\0';
+		ret = hwtel_pmu_load(spec, pmu);
+		if (!ret) {
+			if (slash[1] && slash[strlen(slash + 1)] == '/')
+				slash[strlen(slash + 1)] = '\0';
+			ret = hwtel_pmu_event_attr(pmu, slash + 1, &attr);
+		}
+		one[0] = pmu->cpu;
+		free(pmu);
+		if (ret) {
+			fprintf(stderr, "hwtel record: error: --event '%s': %s\n", def,
+				hwtel_last_error()[0] ? hwtel_last_error() : strerror(-ret));
+			return HWTEL_EXIT_USAGE;
+		}
+		if (one[0] >= 0) {
+			cpus[0] = one[0];
+			ncpu = 1;
+		} else if (online_cpus(cpus, EV_MAX_CPUS, &ncpu) || !ncpu) {
+			fprintf(stderr, "hwtel record: error: cannot read the online CPUs\n");
+			return HWTEL_EXIT_FAIL;
+		}
+	}
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_TIME;
+	attr.sample_id_all = 1;		/* LOST records carry a time */
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	es->len = (size_t)(1 + EV_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+	es->fd = calloc(ncpu, sizeof(*es->fd));
+	es->base = calloc(ncpu, sizeof(*es->base));
+	if (!es->fd || !es->base)
+		return rec_fail(-ENOMEM);
+	for (i = 0; i < ncpu; i++) {
+		long fd = ev_open(&attr, cpus[i]);
+		int e = errno;
+
+		if (fd < 0) {
+			if (e == EACCES || e == EPERM)
+				fprintf(stderr, "hwtel record: error: --event '%s': no permission to open it system-wide (%s): needs CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) or root\n",
+					def, strerror(e));
+			else
+				fprintf(stderr, "hwtel record: error: --event '%s': cannot open it on CPU %d: %s\n",
+					def, cpus[i], strerror(e));
+			return e == EACCES || e == EPERM ? HWTEL_EXIT_PERM :
+			       e == EINVAL || e == EOPNOTSUPP ? HWTEL_EXIT_USAGE : HWTEL_EXIT_FAIL;
+		}
+		es->fd[es->nfd++] = (int)fd;
+		if (filter && ioctl((int)fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
+			fprintf(stderr, "hwtel record: error: --event '%s': the kernel rejected the filter '%s' (%s)\n",
+				def, filter, strerror(errno));
+			return HWTEL_EXIT_USAGE;
+		}
+		es->base[i] = mmap(NULL, es->len, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+		if (es->base[i] == MAP_FAILED) {
+			es->base[i] = NULL;
+			fprintf(stderr, "hwtel record: error: --event '%s': cannot map its ring: %s\n",
+				def, strerror(errno));
+			return HWTEL_EXIT_FAIL;
+		}
+	}
+	return -1;
+}
+
+/* Every record in @es's rings to the engine as event @idx: a sample is one
+ * occurrence at its time, a LOST record that many at its time
+ */
+static int drain_event(struct evsrc *es, unsigned int idx, struct rec_engine *eng)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < es->nfd; i++) {
+		struct perf_event_mmap_page *pg = es->base[i];
+		size_t psz = es->len / (1 + EV_PAGES);
+		/* data_offset and data_size are 0 before Linux 4.1: page 1 on */
+		const unsigned char *data = (const unsigned char *)es->base[i] +
+					    (pg->data_size ? pg->data_offset : psz);
+		uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+		uint64_t tail = pg->data_tail, size = pg->data_size ? pg->data_size : es->len - psz;
+
+		while (tail < head && !ret) {
+			unsigned char rec[32] = { 0 };
+			struct perf_event_header hdr;
+			uint64_t k, v[3];
+
+			memcpy(&hdr, data + tail % size, sizeof(hdr));	/* 8-aligned: never split */
+			if (hdr.size < sizeof(hdr))
+				break;
+			for (k = 0; k < sizeof(rec) && k < hdr.size; k++)
+				rec[k] = data[(tail + k) % size];
+			memcpy(v, rec + sizeof(hdr), sizeof(v));
+			if (hdr.type == PERF_RECORD_SAMPLE && hdr.size >= 16)
+				ret = rec_engine_event(eng, idx, v[0], 1);	/* time */
+			else if (hdr.type == PERF_RECORD_LOST && hdr.size >= 32) {
+				es->lost += v[1];	/* id, lost, time */
+				ret = rec_engine_event(eng, idx, v[2], v[1]);
+			}
+			tail += hdr.size;
+		}
+		__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	}
+	return ret;
+}
+
+static void close_event(struct evsrc *es)
+{
+	unsigned int i;
+
+	for (i = 0; i < es->nfd; i++) {
+		if (es->base && es->base[i])
+			munmap(es->base[i], es->len);
+		close(es->fd[i]);
+	}
+	free(es->fd);
+	free(es->base);
+}
+
 static void free_sources(struct recorder *r)
 {
 	unsigned int i;
 
+	for (i = 0; i < r->nev; i++)
+		close_event(&r->ev[i]);
 	for (i = 0; i < r->nsrc; i++) {
 		struct source *s = &r->src[i];
 
@@ -837,6 +1116,13 @@ int hwtel_record_main(int argc, char **argv)
 		status = rec_fail(ret);
 		goto out;
 	}
+	for (i = 0; i < o.nevent && !o.list; i++) {
+		r.nev = i + 1;
+		status = open_event(&r.ev[i], o.event[i]);
+		if (status >= 0)
+			goto out;
+		status = HWTEL_EXIT_OK;
+	}
 	if (o.list) {
 		for (i = 0; i < r.nmetrics; i++)
 			printf("%s\n", r.m[i].name);
@@ -889,6 +1175,13 @@ int hwtel_record_main(int argc, char **argv)
 		eng = rec_engine_new(&cfg, err, sizeof(err));
 		if (!eng) {
 			fprintf(stderr, "hwtel record: error: %s\n", err);
+			status = HWTEL_EXIT_USAGE;
+			goto out;
+		}
+	}
+	for (i = 0; i < r.nev; i++) {
+		if (rec_engine_add_event(eng, r.ev[i].name, err, sizeof(err))) {
+			fprintf(stderr, "hwtel record: error: --event: %s\n", err);
 			status = HWTEL_EXIT_USAGE;
 			goto out;
 		}
@@ -1078,6 +1371,17 @@ int hwtel_record_main(int argc, char **argv)
 			}
 			rec_child = 0;
 		}
+		/* after the reads: every event up to this sample's time is in
+		 * its ring (later ones wait in the engine for the next sample)
+		 */
+		for (i = 0; i < r.nev; i++) {
+			ret = drain_event(&r.ev[i], i, eng);
+			if (ret) {
+				status = rec_fail(ret);
+				io_failed = true;
+				goto finish;
+			}
+		}
 		st = rec_engine_push(eng, t0 + (t1 - t0) / 2, vals, ext, acts, 16, &nacts, &sink);
 		/*
 		 * The records of this sample (a flushed ring, a sample after
@@ -1159,6 +1463,10 @@ finish:
 			rec_engine_shots_done(eng), rec_engine_shots_done(eng) == 1 ? "" : "s",
 			o.shots, (unsigned long long)rec_engine_index(eng),
 			(unsigned long long)overruns, (unsigned long long)stale_reads, o.out);
+	for (i = 0; i < r.nev && !o.quiet; i++)
+		if (r.ev[i].lost)
+			fprintf(stderr, "hwtel record: --event %s: %llu occurrences had no room in the ring (counted at the sample of the loss record)\n",
+				r.ev[i].name, (unsigned long long)r.ev[i].lost);
 	if (child > 0 && !command_done) {
 		int wst;
 

@@ -265,6 +265,40 @@ def killed(base, pre, period, overlap):
     assert "UNFINISHED" in txt and "recovered: %d samples from the file ring" % pre in txt, txt[:400]
 
 
+def event(base):
+    """One sched_process_exit: one event record, in the trigger sample's
+    interval (after the sample before it, up to its own time), count 1, and
+    the same time in the CSV, text and trace views."""
+    c = load(base + ".json")
+    assert c["complete"]
+    s = c["shots"]
+    assert len(s) == 1 and s[0]["cause"] == "condition", [x["cause"] for x in s]
+    pre = round(50 * 19 / 100 + 0.001)  # round(P (N - 1) / 100), 9.5 -> 10
+    sm = s[0]["samples"]
+    assert s[0]["trigger_index"] == pre and len(sm) == 20, (s[0]["trigger_index"], len(sm))
+    ev = c["events"]
+    assert len(ev) == 1, ev
+    e = ev[0]
+    assert e["event"] == "gone" and e["count"] == 1 and e["shot"] == 0, e
+    assert e["sample"] == pre, (e["sample"], pre)
+    t = [x["mono_ns"] for x in sm]
+    assert t[pre - 1] < e["mono_ns"] <= t[pre], (t[pre - 1], e["mono_ns"], t[pre])
+    k = c["tracks"].index("gone")
+    v = [x["values"][k] for x in sm]
+    assert v == [0] * pre + [1] + [0] * (19 - pre), v
+    with open(os.path.join(D, base + ".csv")) as f:
+        rows = list(csv.DictReader(f))
+    assert [r["gone.first_ns"] for r in rows] == \
+        [""] * pre + [str(e["mono_ns"])] + [""] * (19 - pre), rows[pre]
+    with open(os.path.join(D, base + ".txt")) as f:
+        txt = f.read()
+    want = "***    event %+12.3f gone: 1 occurrence" % ((e["mono_ns"] - t[pre]) / 1e6)
+    assert want in txt, (want, txt[:600])
+    tr = load(base + ".trace.json")["traceEvents"]
+    assert [x["ts"] for x in tr if x["name"] == "event: gone"] == [e["mono_ns"] / 1e3], \
+        [x for x in tr if x["ph"] == "i"]
+
+
 def stale(name):
     with open(os.path.join(D, name)) as f:
         rows = list(csv.DictReader(f))

@@ -23,6 +23,7 @@
 #define REC_MAX_METRICS	512
 #define REC_MAX_COUNTERS 16
 #define REC_MAX_FEEDBACK 8
+#define REC_MAX_EVENTS	8
 #define REC_MIN_PERIOD_NS 100000ull
 
 /* ---------------- expressions ---------------- */
@@ -128,6 +129,10 @@ struct rec_sink {
 	 */
 	int (*ring)(void *ctx, uint64_t t_ns, uint64_t period_ns, const struct rec_gaps *g,
 		    const double *vals);
+	/* @count occurrences of the event of @track in the next sample's
+	 * interval, the first at @t_ns (after the gaps; may be NULL)
+	 */
+	int (*event)(void *ctx, uint64_t t_ns, unsigned int track, uint64_t count);
 };
 
 struct rec_config {
@@ -152,13 +157,28 @@ const struct rec_names *rec_engine_names(struct rec_engine *e);
  * with BITS (1 to 53) the value wraps modulo 2^BITS.
  */
 int rec_engine_add_counter(struct rec_engine *e, const char *text, char *err, size_t errsize);
+/*
+ * A discrete event NAME (a tracepoint, a perf event: see rec_engine_event),
+ * before the counters. Its track, after the metrics and earlier events,
+ * holds its occurrences in each sample's interval; conditions may name it.
+ * Returns 0 or -EINVAL.
+ */
+int rec_engine_add_event(struct rec_engine *e, const char *name, char *err, size_t errsize);
+/*
+ * @count occurrences of event @ev (0-based, in the order added) at @t_ns,
+ * reported at any time: they count at the first sample pushed whose time
+ * is @t_ns or later (the one whose interval, after the previous sample up
+ * to its own time, contains @t_ns), or at the next sample if that one was
+ * pushed already. 0, -EINVAL (no such event) or -ENOMEM.
+ */
+int rec_engine_event(struct rec_engine *e, unsigned int ev, uint64_t t_ns, uint64_t count);
 int rec_engine_set_trigger(struct rec_engine *e, const char *text, char *err, size_t errsize);
 /* "COND => ACTION": the action runs on every rising edge of COND. */
 int rec_engine_add_feedback(struct rec_engine *e, const char *text, char *err, size_t errsize);
 /* an action run when the trigger fires */
 int rec_engine_add_on_trigger(struct rec_engine *e, const char *text, char *err, size_t errsize);
 
-/* Metrics stored per sample: the metrics, then the counters */
+/* Tracks stored per sample: the metrics, the events, then the counters */
 unsigned int rec_engine_ntracks(const struct rec_engine *e);
 const char *rec_engine_track(const struct rec_engine *e, unsigned int i);
 
@@ -218,6 +238,9 @@ enum rec_rtype {
 	REC_R_PERIOD = 'P',	/* u64 period_ns of the samples that follow (v2) */
 	REC_R_GAP = 'G',	/* u64 mono_ns, u8 kind, uvarint count: lost just
 				 * before the next sample (v2) */
+	REC_R_EVENT = 'V',	/* u64 mono_ns of the first occurrence, uvarint
+				 * track, uvarint count: an event's occurrences
+				 * in the next sample's interval (v2) */
 };
 
 /* CRC32C (Castagnoli) of @n bytes, continuing @crc (0 to start) */
@@ -295,6 +318,13 @@ struct rec_gap {
 	unsigned int sample;		/* the sample after it (into samples) */
 };
 
+struct rec_event {
+	uint64_t mono_ns;		/* its first occurrence in the interval */
+	unsigned int track;		/* the event's track */
+	uint64_t count;			/* occurrences in the interval */
+	unsigned int sample;		/* the sample whose interval holds it */
+};
+
 struct rec_capture {
 	struct rec_header h;
 	unsigned int nsamples, nshots, nnotes;
@@ -314,6 +344,8 @@ struct rec_capture {
 	unsigned int ring_valid;	/* slots whose checksum holds */
 	unsigned int ring_torn;		/* written slots whose checksum fails */
 	unsigned int recovered;		/* samples taken from the ring */
+	unsigned int nevents;
+	struct rec_event *events;
 };
 
 /* Read a capture (version 1, 2 or 3); a cut file reads up to its last whole

@@ -9,8 +9,17 @@
  * sink as they come, until the shot has its N - pre - 1 samples after the
  * trigger. Then the engine re-arms with an empty ring for the next shot or
  * is done. Each sample that enters the ring also goes to the sink's ring()
- * (the capture file's copy, which outlives a killed recorder). Each sample: counters first (in the order they were declared,
- * each rule in its order), then feedback conditions, then the trigger.
+ * (the capture file's copy, which outlives a killed recorder). Each
+ * sample: the events of its interval, then counters (in the order they
+ * were declared, each rule in its order), then feedback conditions, then
+ * the trigger.
+ *
+ * Events (rec_engine_event) arrive with their own times, in any order and
+ * possibly before the push of the sample they belong to: the recorder
+ * reports them after a sample's reads, so one that happened during the
+ * reads lies after that sample's time. They wait in a pending list; a push
+ * at time t takes those at t or before. The sample keeps, per event, the
+ * first time and the count, and they go to the sink with it, as gaps do.
  *
  * The trigger fires on the rising edge of its condition (after its hold):
  * a condition that still holds when the engine re-arms must fail once
@@ -30,14 +39,31 @@ struct feedback {
 	bool was;
 };
 
+/* an event occurrence not yet counted */
+struct pending {
+	uint64_t t, n;
+	unsigned int ev;
+};
+
+/* one event's occurrences in one sample's interval */
+struct evsum {
+	uint64_t first, n;
+};
+
 struct rec_engine {
 	struct rec_config cfg;
 	unsigned int pre;
-	unsigned int ntracks;		/* metrics + counters */
-	const char *tname[REC_MAX_METRICS + REC_MAX_COUNTERS];
+	unsigned int ntracks;		/* metrics + events + counters */
+	const char *tname[REC_MAX_METRICS + REC_MAX_EVENTS + REC_MAX_COUNTERS];
 	struct rec_names names;
 	unsigned int ncounters;
 	struct rec_counter cnt[REC_MAX_COUNTERS];
+	unsigned int nevents;
+	char evname[REC_MAX_EVENTS][REC_NAME_MAX];
+	struct pending *pend;
+	size_t npend, pendcap;
+	struct evsum ev[REC_MAX_EVENTS];	/* of the current sample */
+	struct evsum *re;			/* of each ring sample */
 	struct rec_expr *trigger;
 	bool trig_was;
 	unsigned int nfb;
@@ -115,7 +141,7 @@ struct rec_engine *rec_engine_new(const struct rec_config *cfg, char *err, size_
 	e->rt = calloc(e->pre ? e->pre : 1, sizeof(*e->rt));
 	e->rp = calloc(e->pre ? e->pre : 1, sizeof(*e->rp));
 	e->rg = calloc(e->pre ? e->pre : 1, sizeof(*e->rg));
-	e->cur = calloc(REC_MAX_METRICS + REC_MAX_COUNTERS, sizeof(*e->cur));
+	e->cur = calloc(REC_MAX_METRICS + REC_MAX_EVENTS + REC_MAX_COUNTERS, sizeof(*e->cur));
 	if (!e->rt || !e->rp || !e->rg || !e->cur) {
 		rec_engine_free(e);
 		return NULL;
@@ -138,6 +164,8 @@ void rec_engine_free(struct rec_engine *e)
 	free(e->rt);
 	free(e->rp);
 	free(e->rg);
+	free(e->re);
+	free(e->pend);
 	free(e->rv);
 	free(e->cur);
 	free(e);
@@ -290,6 +318,58 @@ int rec_engine_add_counter(struct rec_engine *e, const char *text, char *err, si
 	return 0;
 }
 
+int rec_engine_add_event(struct rec_engine *e, const char *name, char *err, size_t errsize)
+{
+	size_t n = strlen(name);
+	unsigned int i;
+
+	if (e->nevents >= REC_MAX_EVENTS) {
+		seterr(err, errsize, "more than 8 events%s", "");
+		return -EINVAL;
+	}
+	if (e->ncounters || e->rv) {
+		seterr(err, errsize, "event '%s': events come before the counters and the first sample",
+		       name);
+		return -EINVAL;
+	}
+	if (!valid_name(name, n) || n >= REC_NAME_MAX) {
+		seterr(err, errsize, "event '%s': a NAME like [A-Za-z_][A-Za-z0-9_.]* expected", name);
+		return -EINVAL;
+	}
+	for (i = 0; i < e->names.n; i++) {
+		if (!strcmp(e->tname[i], name)) {
+			seterr(err, errsize, "event '%s': the name is taken by a metric, event or counter",
+			       name);
+			return -EINVAL;
+		}
+	}
+	memcpy(e->evname[e->nevents], name, n + 1);
+	e->tname[e->ntracks] = e->evname[e->nevents];
+	e->nevents++;
+	e->ntracks++;
+	e->names.n = e->ntracks;
+	return 0;
+}
+
+int rec_engine_event(struct rec_engine *e, unsigned int ev, uint64_t t_ns, uint64_t count)
+{
+	if (ev >= e->nevents)
+		return -EINVAL;
+	if (!count)
+		return 0;
+	if (e->npend == e->pendcap) {
+		size_t cap = e->pendcap ? 2 * e->pendcap : 64;
+		struct pending *p = realloc(e->pend, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		e->pend = p;
+		e->pendcap = cap;
+	}
+	e->pend[e->npend++] = (struct pending){ .t = t_ns, .n = count, .ev = ev };
+	return 0;
+}
+
 int rec_engine_set_trigger(struct rec_engine *e, const char *text, char *err, size_t errsize)
 {
 	struct rec_expr *x;
@@ -387,6 +467,9 @@ static int alloc_ring(struct rec_engine *e)
 {
 	if (e->rv)
 		return 0;
+	e->re = calloc((size_t)(e->pre ? e->pre : 1) * (e->nevents ? e->nevents : 1), sizeof(*e->re));
+	if (!e->re)
+		return -ENOMEM;
 	e->rv = calloc((size_t)(e->pre ? e->pre : 1) * (e->ntracks ? e->ntracks : 1), sizeof(*e->rv));
 	return e->rv ? 0 : -ENOMEM;
 }
@@ -413,6 +496,27 @@ static int note_act(struct rec_engine *e, const struct rec_sink *sink, uint64_t 
 			 (unsigned long long)e->index,
 			 a->kind == REC_ACT_ENABLE ? "enable" : "disable", a->set);
 	return sink->note(sink->ctx, t, buf);
+}
+
+/* this sample's events: the pending ones at @t or before */
+static void take_events(struct rec_engine *e, uint64_t t)
+{
+	size_t i, keep = 0;
+
+	memset(e->ev, 0, sizeof(e->ev));
+	for (i = 0; i < e->npend; i++) {
+		struct pending *p = &e->pend[i];
+		struct evsum *s = &e->ev[p->ev];
+
+		if (p->t > t) {
+			e->pend[keep++] = *p;
+			continue;
+		}
+		if (!s->n || p->t < s->first)
+			s->first = p->t;
+		s->n += p->n;
+	}
+	e->npend = keep;
 }
 
 static int end_shot(struct rec_engine *e, const struct rec_sink *sink)
@@ -445,8 +549,10 @@ void rec_engine_gap(struct rec_engine *e, uint64_t t_ns, enum rec_gap_kind kind,
  * and the gaps just before it
  */
 static int put_sample(struct rec_engine *e, const struct rec_sink *sink, uint64_t t,
-		      uint64_t period, const struct rec_gaps *g, const double *vals)
+		      uint64_t period, const struct rec_gaps *g, const struct evsum *ev,
+		      const double *vals)
 {
+	unsigned int i;
 	int ret;
 
 	if (g->late && sink->gap) {
@@ -460,6 +566,13 @@ static int put_sample(struct rec_engine *e, const struct rec_sink *sink, uint64_
 			return ret;
 	}
 
+	for (i = 0; i < e->nevents && sink->event; i++) {
+		if (!ev[i].n)
+			continue;
+		ret = sink->event(sink->ctx, ev[i].first, e->cfg.nmetrics + i, ev[i].n);
+		if (ret)
+			return ret;
+	}
 	if (period != e->told && sink->period) {
 		ret = sink->period(sink->ctx, period);
 		if (ret)
@@ -490,7 +603,8 @@ static int flush_ring(struct rec_engine *e, const struct rec_sink *sink, enum re
 	for (i = 0; i < e->rcount; i++) {
 		unsigned int k = (first + i) % e->pre;
 
-		ret = put_sample(e, sink, e->rt[k], e->rp[k], &e->rg[k], &e->rv[(size_t)k * e->ntracks]);
+		ret = put_sample(e, sink, e->rt[k], e->rp[k], &e->rg[k],
+				 &e->re[(size_t)k * e->nevents], &e->rv[(size_t)k * e->ntracks]);
 		if (ret)
 			return ret;
 	}
@@ -518,6 +632,10 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 		return REC_DONE;
 	memset(&e->gap, 0, sizeof(e->gap));
 	memcpy(e->cur, vals, m * sizeof(*vals));
+	take_events(e, t_ns);
+	for (i = 0; i < e->nevents; i++)
+		e->cur[m + i] = (double)e->ev[i].n;
+	m += e->nevents;	/* the counters' tracks follow the events' */
 	for (i = 0; i < e->ncounters; i++)
 		e->cur[m + i] = e->cnt[i].value;
 	for (i = 0; i < e->ncounters; i++) {
@@ -570,6 +688,8 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 			e->rt[e->rhead] = t_ns;
 			e->rp[e->rhead] = period;
 			e->rg[e->rhead] = gap;
+			memcpy(&e->re[(size_t)e->rhead * e->nevents], e->ev,
+			       e->nevents * sizeof(*e->ev));
 			memcpy(&e->rv[(size_t)e->rhead * e->ntracks], e->cur,
 			       e->ntracks * sizeof(*e->cur));
 			e->rhead = (e->rhead + 1) % e->pre;
@@ -598,7 +718,7 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 				return ret;
 		}
 	}
-	ret = put_sample(e, sink, t_ns, period, &gap, e->cur);
+	ret = put_sample(e, sink, t_ns, period, &gap, e->ev, e->cur);
 	if (ret)
 		return ret;
 	e->index++;

@@ -394,6 +394,18 @@ static int w_gap(void *ctx, uint64_t t, enum rec_gap_kind kind, uint64_t count)
 	return w_rec(w, REC_R_GAP, b, n, NULL, 0);
 }
 
+static int w_event(void *ctx, uint64_t t, unsigned int track, uint64_t count)
+{
+	struct rec_writer *w = ctx;
+	unsigned char b[28];
+	size_t n = 0;
+
+	n += put_u64(b + n, t);
+	n += rec_put_uvarint(b + n, track);
+	n += rec_put_uvarint(b + n, count);
+	return w_rec(w, REC_R_EVENT, b, n, NULL, 0);
+}
+
 /*
  * One armed sample into the next slot of the file ring, in place: the
  * sample number (from 1), its times, period and gaps, the values, then a
@@ -452,6 +464,7 @@ int rec_writer_sync(struct rec_writer *w)
 void rec_writer_sink(struct rec_writer *w, struct rec_sink *s)
 {
 	s->ring = w_ring;
+	s->event = w_event;
 	s->gap = w_gap;
 	s->ctx = w;
 	s->period = w_period;
@@ -562,7 +575,7 @@ static void *grow(void *p, unsigned int n, unsigned int *cap, size_t size)
 
 struct reader {
 	struct rec_capture *c;
-	unsigned int scap, shcap, ncap, gcap;
+	unsigned int scap, shcap, ncap, gcap, ecap;
 	uint64_t missed, stale;	/* gaps before the next sample */
 	uint64_t base, real_off;
 	uint64_t period;	/* of the samples that follow */
@@ -746,6 +759,34 @@ static long decode(struct reader *r, unsigned char type, const unsigned char *p,
 			c->stale_reads += a;
 		}
 		return (long)(9 + k);
+	}
+	case REC_R_EVENT: {
+		struct rec_event *ev;
+
+		if (c->version == 1)
+			break;
+		if (len < 8)
+			return 0;
+		k = rec_get_uvarint(p + 8, len - 8, &a);
+		if (!k)
+			return 0;
+		n = rec_get_uvarint(p + 8 + k, len - 8 - k, &b);
+		if (!n)
+			return 0;
+		if (a >= c->h.ntracks) {
+			rerr(r->err, r->errsize, "corrupt capture: an event record names no track");
+			return DEC_CORRUPT;
+		}
+		ev = grow(c->events, c->nevents, &r->ecap, sizeof(*c->events));
+		if (!ev)
+			return -ENOMEM;
+		c->events = ev;
+		ev = &c->events[c->nevents++];
+		ev->mono_ns = get_u64(p);
+		ev->track = (unsigned int)a;
+		ev->count = b;
+		ev->sample = c->nsamples;
+		return (long)(8 + k + n);
 	}
 	case REC_R_END:
 		k = rec_get_uvarint(p, len, &a);
@@ -1097,6 +1138,7 @@ void rec_capture_free(struct rec_capture *c)
 	free(c->shots);
 	free(c->notes);
 	free(c->gaps);
+	free(c->events);
 	free(c->vals);
 	memset(c, 0, sizeof(*c));
 }

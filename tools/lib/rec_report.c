@@ -136,6 +136,29 @@ static const char *gap_sum(char *buf, size_t size, const struct rec_capture *c,
 	return buf;
 }
 
+/* Is track @t an event's (does an event record name it)? */
+static bool event_track(const struct rec_capture *c, unsigned int t)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nevents; i++)
+		if (c->events[i].track == t)
+			return true;
+	return false;
+}
+
+/* The event record of track @t before sample @s, or NULL */
+static const struct rec_event *event_at(const struct rec_capture *c, unsigned int s,
+					unsigned int t)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nevents; i++)
+		if (c->events[i].sample == s && c->events[i].track == t)
+			return &c->events[i];
+	return NULL;
+}
+
 /* Did a 'period' action change the period of any sample? */
 static bool period_varies(const struct rec_capture *c)
 {
@@ -213,6 +236,14 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 					fprintf(f, "%-3s %8s %+12.3f %s\n", "~~~", "gap",
 						((double)c->gaps[g].mono_ns - (double)t0) / 1e6,
 						gap_text(v, sizeof(v), &c->gaps[g]));
+			for (g = 0; g < c->nevents; g++)
+				if (c->events[g].sample == sh->first + i)
+					fprintf(f, "%-3s %8s %+12.3f %s: %llu occurrence%s\n", "***",
+						"event",
+						((double)c->events[g].mono_ns - (double)t0) / 1e6,
+						c->h.track[c->events[g].track],
+						(unsigned long long)c->events[g].count,
+						c->events[g].count == 1 ? "" : "s");
 			fprintf(f, "%-3s %+8ld %+12.3f",
 				sample_untrusted(sm, ut) ? (rel == 0 && ti >= 0 ? "!>>" : "!") :
 				rel == 0 && ti >= 0 ? ">>" : "", rel,
@@ -236,7 +267,12 @@ static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_
 	fputs("shot,sample,from_trigger,mono_ns,real_ns,period_ns", f);
 	for (k = 0; k < n; k++)
 		fprintf(f, ",%s", c->h.track[tr(o, k)]);
-	fputs(",gap_missed,gap_stale\n", f);
+	fputs(",gap_missed,gap_stale", f);
+	/* the first occurrence's time per event track that has events */
+	for (k = 0; k < c->h.ntracks; k++)
+		if (event_track(c, k))
+			fprintf(f, ",%s.first_ns", c->h.track[k]);
+	fputc('\n', f);
 	for (s = 0; s < c->nshots; s++) {
 		const struct rec_shot *sh = &c->shots[s];
 		long ti = trig_index(sh);
@@ -262,8 +298,17 @@ static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_
 					fprintf(f, ",%s", num);
 				}
 			}
-			fprintf(f, ",%llu,%llu\n", (unsigned long long)sm->missed,
+			fprintf(f, ",%llu,%llu", (unsigned long long)sm->missed,
 				(unsigned long long)sm->stale);
+			for (k = 0; k < c->h.ntracks; k++) {
+				const struct rec_event *ev = event_at(c, sh->first + i, k);
+
+				if (ev)
+					fprintf(f, ",%llu", (unsigned long long)ev->mono_ns);
+				else if (event_track(c, k))
+					fputc(',', f);
+			}
+			fputc('\n', f);
 		}
 	}
 	return ferror(f) ? -EIO : 0;
@@ -318,6 +363,29 @@ static int view_json(FILE *f, const struct rec_capture *c, const struct rec_view
 		hj_key(&j, "before_sample");
 		if (g->sample < c->nsamples)
 			hj_uint(&j, c->samples[g->sample].index);
+		else
+			hj_null(&j);
+		hj_obj_end(&j);
+	}
+	hj_arr_end(&j);
+	hj_key(&j, "events");
+	hj_arr_begin(&j);
+	for (i = 0; i < c->nevents; i++) {
+		const struct rec_event *ev = &c->events[i];
+
+		hj_obj_begin(&j);
+		hj_key(&j, "mono_ns"); hj_u64(&j, ev->mono_ns);
+		hj_key(&j, "event"); hj_str(&j, c->h.track[ev->track]);
+		hj_key(&j, "count"); hj_u64(&j, ev->count);
+		/* the sample whose interval holds it; null after the last */
+		hj_key(&j, "shot");
+		if (ev->sample < c->nsamples)
+			hj_uint(&j, c->samples[ev->sample].shot);
+		else
+			hj_null(&j);
+		hj_key(&j, "sample");
+		if (ev->sample < c->nsamples)
+			hj_uint(&j, c->samples[ev->sample].index);
 		else
 			hj_null(&j);
 		hj_obj_end(&j);
@@ -465,6 +533,23 @@ static int view_trace(FILE *f, const struct rec_capture *c, const struct rec_vie
 		hj_key(&j, "ts"); hj_double(&j, (double)c->gaps[i].mono_ns / 1e3);
 		hj_key(&j, "pid"); hj_uint(&j, 1);
 		hj_key(&j, "tid"); hj_uint(&j, 1);
+		hj_obj_end(&j);
+	}
+	for (i = 0; i < c->nevents; i++) {
+		char name[REC_NAME_MAX + 8];
+
+		snprintf(name, sizeof(name), "event: %s", c->h.track[c->events[i].track]);
+		hj_obj_begin(&j);
+		hj_key(&j, "name"); hj_str(&j, name);
+		hj_key(&j, "ph"); hj_str(&j, "i");
+		hj_key(&j, "s"); hj_str(&j, "g");
+		hj_key(&j, "ts"); hj_double(&j, (double)c->events[i].mono_ns / 1e3);
+		hj_key(&j, "pid"); hj_uint(&j, 1);
+		hj_key(&j, "tid"); hj_uint(&j, 1);
+		hj_key(&j, "args");
+		hj_obj_begin(&j);
+		hj_key(&j, "count"); hj_u64(&j, c->events[i].count);
+		hj_obj_end(&j);
 		hj_obj_end(&j);
 	}
 	for (i = 0; i < c->nnotes; i++) {

@@ -2343,3 +2343,266 @@ TEST(rec_file_ring_fuzz)
 	free(x);
 	free(b);
 }
+
+/* ---- event triggers: discrete events between samples ---- */
+
+/*
+ * Samples at irregular times (a late wake-up, a short read), one event
+ * "died" reported the way the recorder reports it: after the reads of a
+ * sample, so its time may lie after that sample's (then it belongs to the
+ * next). The trigger sample is the first whose time is at or after the
+ * event's: its interval (previous sample, this sample] contains it.
+ */
+static const uint64_t EVT_T[] = { 1000000, 2000000, 3100000, 3900000, 5000000,
+				  6000000, 7300000, 8000000, 9000000, 10000000 };
+
+struct evmem {
+	unsigned int n, nsamples;
+	uint64_t t[8], count[8];
+	unsigned int track[8], before[8];
+	double died[16];
+	uint64_t trig;
+	unsigned int pre;
+};
+
+static int ev_begin(void *ctx, unsigned int shot, enum rec_cause cause, unsigned int pre,
+		    uint64_t trig)
+{
+	struct evmem *m = ctx;
+
+	(void)shot;
+	(void)cause;
+	m->pre = pre;
+	m->trig = trig;
+	return 0;
+}
+
+static int ev_sample(void *ctx, uint64_t t, const double *v)
+{
+	struct evmem *m = ctx;
+
+	(void)t;
+	if (m->nsamples < 16)
+		m->died[m->nsamples] = v[1];
+	m->nsamples++;
+	return 0;
+}
+
+static int ev_event(void *ctx, uint64_t t, unsigned int track, uint64_t count)
+{
+	struct evmem *m = ctx;
+
+	if (m->n < 8) {
+		m->t[m->n] = t;
+		m->track[m->n] = track;
+		m->count[m->n] = count;
+		m->before[m->n++] = m->nsamples;
+	}
+	return 0;
+}
+
+TEST(rec_event_trigger_position)
+{
+	/*
+	 * The event's time; reported after the reads of sample @after, before
+	 * its push (as the recorder does)
+	 */
+	static const struct { uint64_t t; unsigned int after; } cases[] = {
+		{ 6500000, 5 },		/* after sample 5's time: sample 6 */
+		{ 6000000, 5 },		/* at sample 5's time: sample 5 */
+		{ 7299999, 6 },		/* just before sample 6: sample 6 */
+		{ 3200000, 2 },		/* sample 3, a ring sample kept */
+		{ 9500000, 7 },		/* two samples early: sample 9 */
+		{ 5500000, 7 },		/* late (sample 5's): the next, sample 7 */
+	};
+	unsigned int k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct rec_engine *e = engine(5, 50, 1);
+		struct rec_sink s = { .shot_begin = ev_begin, .sample = ev_sample,
+				      .event = ev_event };
+		struct evmem m = { 0 };
+		unsigned int i, want = 0, first;
+		char err[200];
+		double x = 0;
+
+		s.ctx = &m;
+		/*
+		 * The test's own rule: the first sample at or after the event,
+		 * but none pushed before it was reported
+		 */
+		while (EVT_T[want] < cases[k].t)
+			want++;
+		if (want < cases[k].after)
+			want = cases[k].after;
+		CHECK_EQ(rec_engine_add_event(e, "died", err, sizeof(err)), 0);
+		CHECK_EQ(rec_engine_ntracks(e), 2);
+		CHECK_STR(rec_engine_track(e, 1), "died");
+		CHECK_EQ(rec_engine_set_trigger(e, "died > 0", err, sizeof(err)), 0);
+		for (i = 0; i < 10; i++) {
+			if (i == cases[k].after)
+				CHECK_EQ(rec_engine_event(e, 0, cases[k].t, 1), 0);
+			rec_engine_push(e, EVT_T[i], &x, REC_CAUSE_NONE, NULL, 0, NULL, &s);
+		}
+		rec_engine_finish(e, &s);
+		/* pre 2: samples want - 2 .. want + 2 kept (fewer if early) */
+		first = want >= 2 ? want - 2 : 0;
+		CHECK_EQ(m.pre, want - first);
+		CHECK_U64(m.trig, EVT_T[want]);
+		CHECK_EQ(m.n, 1);
+		CHECK_U64(m.t[0], cases[k].t);
+		CHECK_EQ(m.track[0], 1);
+		CHECK_U64(m.count[0], 1);
+		/* the event record goes just before the trigger sample */
+		CHECK_EQ(m.before[0], want - first);
+		CHECK_NEAR(m.died[want - first], 1, 0);
+		for (i = 0; i < m.nsamples && i < 16; i++)
+			if (i != want - first)
+				CHECK_NEAR(m.died[i], 0, 0);
+		rec_engine_free(e);
+	}
+}
+
+/* an event in a ring sample travels with it; the first time and the count */
+TEST(rec_event_in_ring_and_count)
+{
+	struct rec_engine *e = engine(5, 50, 1);
+	struct rec_sink s = { .shot_begin = ev_begin, .sample = ev_sample, .event = ev_event };
+	struct evmem m = { 0 };
+	char err[200];
+	unsigned int i;
+	double x;
+
+	s.ctx = &m;
+	CHECK_EQ(rec_engine_add_event(e, "died", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_set_trigger(e, "x >= 6", err, sizeof(err)), 0);
+	for (i = 0; i < 10; i++) {
+		x = (double)i;
+		/* 3 events in sample 1's interval (dropped with it), 2 in sample 5's */
+		if (i == 1) {
+			rec_engine_event(e, 0, EVT_T[0] + 10, 1);
+			rec_engine_event(e, 0, EVT_T[0] + 20, 2);
+		}
+		if (i == 5) {
+			rec_engine_event(e, 0, EVT_T[4] + 700, 1);
+			rec_engine_event(e, 0, EVT_T[4] + 300, 1);
+		}
+		rec_engine_push(e, EVT_T[i], &x, REC_CAUSE_NONE, NULL, 0, NULL, &s);
+	}
+	/* trigger at 6, pre 2: samples 4..8; sample 5's event before shot sample 1 */
+	CHECK_EQ(m.n, 1);
+	CHECK_U64(m.t[0], EVT_T[4] + 300);
+	CHECK_U64(m.count[0], 2);
+	CHECK_EQ(m.before[0], 1);
+	CHECK_NEAR(m.died[1], 2, 0);
+	rec_engine_free(e);
+	/* errors */
+	e = engine(5, 50, 1);
+	CHECK_EQ(rec_engine_add_event(e, "x", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "event 'x': the name is taken by a metric, event or counter");
+	CHECK_EQ(rec_engine_add_event(e, "9a", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "event '9a': a NAME like [A-Za-z_][A-Za-z0-9_.]* expected");
+	CHECK_EQ(rec_engine_event(e, 0, 1, 1), -EINVAL);
+	rec_engine_free(e);
+}
+
+/*
+ * An event in the file: a 'V' record before the sample whose interval
+ * holds it, in every view. Period 1 ms, sample i at 1e9 + i ms with x = i;
+ * ring 5, position 50 (pre 2), trigger "died > 0"; the event at slot 6 +
+ * 0.25 ms, reported before the push of slot 6 (its time after it): it
+ * belongs to slot 7, the trigger; the shot holds slots 5..9.
+ */
+TEST(rec_event_in_file_and_views)
+{
+	const char *path = "/tmp/hwtel-unit-rec-event.cap";
+	static const char *const TR[] = { "x" };
+	struct rec_config cfg = { .capacity = 5, .position = 50, .shots = 1,
+				  .period_ns = 1000000, .nmetrics = 1, .metric = TR };
+	char tracks[2][REC_NAME_MAX] = { "x", "died" };
+	struct rec_header h = { .period_ns = 1000000, .capacity = 5, .shots = 1,
+				.position = 50, .clock = "ns", .command = "unit",
+				.ntracks = 2, .track = tracks };
+	struct rec_engine *e = rec_engine_new(&cfg, NULL, 0);
+	const uint64_t tev = gap_t(6) + 250000;
+	struct rec_capture c;
+	struct rec_writer *w;
+	struct rec_sink s = { 0 };
+	char err[200] = "", *buf = NULL;
+	unsigned int i;
+	int fd;
+
+	CHECK_EQ(rec_engine_add_event(e, "died", NULL, 0), 0);
+	CHECK_EQ(rec_engine_set_trigger(e, "died > 0", NULL, 0), 0);
+	h.pre = 2;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK_EQ(rec_writer_open(fd, &h, &w), 0);
+	rec_writer_set_clock(w, 0);
+	rec_writer_sink(w, &s);
+	for (i = 0; i < 12; i++) {
+		double v[1] = { i };
+
+		if (i == 6)
+			rec_engine_event(e, 0, tev, 1);
+		CHECK(rec_engine_push(e, gap_t(i), v, REC_CAUSE_NONE, NULL, 0, NULL, &s) >= 0);
+	}
+	CHECK_EQ(rec_engine_finish(e, &s), 0);
+	CHECK_EQ(rec_writer_close(w, true), 0);
+	rec_engine_free(e);
+	CHECK_EQ(rec_read(path, &c, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
+	CHECK_EQ(c.nskipped, 0);
+	CHECK_EQ(c.nsamples, 5);
+	CHECK_EQ(c.nshots, 1);
+	CHECK_EQ(c.shots[0].pre, 2);
+	CHECK_U64(c.shots[0].trig_mono_ns, gap_t(7));
+	CHECK_EQ(c.nevents, 1);
+	if (c.nevents == 1) {
+		CHECK_U64(c.events[0].mono_ns, tev);
+		CHECK_EQ(c.events[0].track, 1);
+		CHECK_U64(c.events[0].count, 1);
+		CHECK_EQ(c.events[0].sample, 2);
+	}
+	/* text: a row before the trigger sample, ms from the trigger */
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_TEXT, .shot = -1 };
+
+		buf = view_str(&c, &o);
+	}
+	CHECK(strstr(buf, "\n          -1       -1.000              6              0\n"
+		      "***    event       -0.750 died: 1 occurrence\n"
+		      ">>        +0       +0.000              7              1\n") != NULL);
+	free(buf);
+	/* CSV: the event's time per event track that has one */
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_CSV, .shot = -1 };
+
+		buf = view_str(&c, &o);
+	}
+	CHECK(!strncmp(buf, "shot,sample,from_trigger,mono_ns,real_ns,period_ns,x,died,gap_missed,gap_stale,died.first_ns\n", 93));
+	CHECK(strstr(buf, "\n0,1,-1,1006000000,1006000000,1000000,6,0,0,0,\n"
+		      "0,2,0,1007000000,1007000000,1000000,7,1,0,0,1006250000\n") != NULL);
+	free(buf);
+	/* JSON: a list of events */
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_JSON, .shot = -1 };
+
+		buf = view_str(&c, &o);
+	}
+	CHECK(strstr(buf, "\"events\": [\n        {\n            \"mono_ns\": 1006250000,\n"
+		      "            \"event\": \"died\",\n            \"count\": 1,\n"
+		      "            \"shot\": 0,\n            \"sample\": 2\n        }\n    ],\n") != NULL);
+	free(buf);
+	/* trace: an instant event at the event's own time */
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_TRACE, .shot = -1 };
+
+		buf = view_str(&c, &o);
+	}
+	CHECK(strstr(buf, "\"name\": \"event: died\",\n"
+		      "            \"ph\": \"i\",\n            \"s\": \"g\",\n"
+		      "            \"ts\": 1006250.0,\n") != NULL);
+	free(buf);
+	rec_capture_free(&c);
+	remove(path);
+}
