@@ -168,6 +168,7 @@ static void rec_usage(FILE *f)
 	      "                         occurrences in each sample's interval\n"
 	      "      --trigger COND     trigger condition (see hwtel(1), CONDITIONS)\n"
 	      "      --counter DEF      'NAME[:BITS] inc COND[; dec COND][; clear COND]'\n"
+	      "                         (or a rule 'count EVENT': its occurrences)\n"
 	      "      --feedback DEF     'COND => ACT': ACT when COND starts to hold\n"
 	      "      --on-trigger ACT   ACT when the trigger fires; ACT: 'period PERIOD',\n"
 	      "                         'enable SET' or 'disable SET' (SET: pcie, ddr, perf)\n"

@@ -84,13 +84,15 @@ struct rec_action {
 /* "period 100us" | "enable SET" | "disable SET" */
 int rec_action_parse(const char *text, struct rec_action *a, char *err, size_t errsize);
 
-enum rec_cnt_op { REC_CNT_INC, REC_CNT_DEC, REC_CNT_CLEAR };
+/* REC_CNT_COUNT adds an event's occurrences in the sample's interval */
+enum rec_cnt_op { REC_CNT_INC, REC_CNT_DEC, REC_CNT_CLEAR, REC_CNT_COUNT };
 
 struct rec_counter {
 	char name[REC_NAME_MAX];
 	unsigned int nrules;
 	enum rec_cnt_op op[3];
 	struct rec_expr *cond[3];
+	unsigned int track[3];	/* REC_CNT_COUNT: the event's track */
 	unsigned int bits;	/* 0: unbounded; else it wraps modulo 2^bits */
 	double value;
 };
@@ -154,14 +156,15 @@ const struct rec_names *rec_engine_names(struct rec_engine *e);
 /*
  * "NAME[:BITS] inc COND[; dec COND][; clear COND]": rules run in that order
  * each sample, each adding/subtracting 1 or clearing when its COND holds;
- * with BITS (1 to 53) the value wraps modulo 2^BITS.
+ * a rule "count EVENT" adds the occurrences of an event in the sample's
+ * interval; with BITS (1 to 53) the value wraps modulo 2^BITS.
  */
 int rec_engine_add_counter(struct rec_engine *e, const char *text, char *err, size_t errsize);
 /*
  * A discrete event NAME (a tracepoint, a perf event: see rec_engine_event),
  * before the counters. Its track, after the metrics and earlier events,
- * holds its occurrences in each sample's interval; conditions may name it.
- * Returns 0 or -EINVAL.
+ * holds its occurrences in each sample's interval; conditions may name it,
+ * and "count NAME" counter rules add it. Returns 0 or -EINVAL.
  */
 int rec_engine_add_event(struct rec_engine *e, const char *name, char *err, size_t errsize);
 /*

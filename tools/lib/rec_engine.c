@@ -289,10 +289,33 @@ int rec_engine_add_counter(struct rec_engine *e, const char *text, char *err, si
 			c->op[c->nrules] = REC_CNT_DEC;
 		} else if (!strncmp(r, "clear", 5) && w - r == 5) {
 			c->op[c->nrules] = REC_CNT_CLEAR;
+		} else if (!strncmp(r, "count", 5) && w - r == 5) {
+			c->op[c->nrules] = REC_CNT_COUNT;
 		} else {
-			seterr(err, errsize, "counter rule '%s': expected inc, dec or clear and a condition", r);
+			seterr(err, errsize, "counter rule '%s': expected inc, dec, clear or count and a condition or event", r);
 			ret = -EINVAL;
 			break;
+		}
+		if (c->op[c->nrules] == REC_CNT_COUNT) {
+			char *a = w, *z;
+
+			while (isspace((unsigned char)*a))
+				a++;
+			z = a + strlen(a);
+			while (z > a && isspace((unsigned char)z[-1]))
+				*--z = '\0';
+			for (i = 0; i < e->nevents; i++)
+				if (!strcmp(a, e->evname[i]))
+					break;
+			if (i == e->nevents) {
+				if (err && errsize)
+					snprintf(err, errsize, "counter %s, rule '%s': '%s' is not an event (--event NAME=...)",
+						 c->name, r, a);
+				ret = -EINVAL;
+				break;
+			}
+			c->track[c->nrules++] = e->cfg.nmetrics + i;
+			continue;
 		}
 		ret = rec_cond_parse(w, &e->names, &c->cond[c->nrules], sub, sizeof(sub));
 		if (ret) {
@@ -642,19 +665,27 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 		struct rec_counter *c = &e->cnt[i];
 
 		for (k = 0; k < c->nrules; k++) {
-			if (!rec_cond_eval(c->cond[k], e->cur, t_ns))
+			if (c->op[k] == REC_CNT_COUNT) {
+				c->value += e->cur[c->track[k]];
+			} else if (!rec_cond_eval(c->cond[k], e->cur, t_ns)) {
 				continue;
-			if (c->op[k] == REC_CNT_INC)
+			} else if (c->op[k] == REC_CNT_INC) {
 				c->value += 1;
-			else if (c->op[k] == REC_CNT_DEC)
+			} else if (c->op[k] == REC_CNT_DEC) {
 				c->value -= 1;
-			else
+			} else {
 				c->value = 0;
-			/* a BITS-wide counter wraps: 2^BITS - 1 + 1 is 0, 0 - 1 is 2^BITS - 1 */
-			if (c->bits && c->value >= ldexp(1, (int)c->bits))
-				c->value -= ldexp(1, (int)c->bits);
-			else if (c->bits && c->value < 0)
-				c->value += ldexp(1, (int)c->bits);
+			}
+			/* a BITS-wide counter wraps: 2^BITS - 1 + 1 is 0, 0 - 1 is
+			 * 2^BITS - 1, and a count adds modulo 2^BITS
+			 */
+			if (c->bits) {
+				double mod = ldexp(1, (int)c->bits);
+
+				c->value = fmod(c->value, mod);
+				if (c->value < 0)
+					c->value += mod;
+			}
 			e->cur[m + i] = c->value;
 		}
 	}

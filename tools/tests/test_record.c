@@ -449,7 +449,7 @@ TEST(rec_bad_definitions)
 	CHECK(strstr(err, "the name is taken") != NULL);
 	CHECK_EQ(rec_engine_add_counter(e, "9c inc x > 1", err, sizeof(err)), -EINVAL);
 	CHECK_EQ(rec_engine_add_counter(e, "c bump x > 1", err, sizeof(err)), -EINVAL);
-	CHECK(strstr(err, "expected inc, dec or clear") != NULL);
+	CHECK(strstr(err, "expected inc, dec, clear or count") != NULL);
 	CHECK_EQ(rec_engine_add_counter(e, "c inc q > 1", err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "counter c, rule 'inc q > 1': at column 2: unknown metric or counter 'q' (hwtel record --list shows the metrics)");
 	CHECK_EQ(rec_engine_ntracks(e), 1);
@@ -2503,6 +2503,62 @@ TEST(rec_event_in_ring_and_count)
 	CHECK_EQ(rec_engine_add_event(e, "9a", err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "event '9a': a NAME like [A-Za-z_][A-Za-z0-9_.]* expected");
 	CHECK_EQ(rec_engine_event(e, 0, 1, 1), -EINVAL);
+	CHECK_EQ(rec_engine_add_counter(e, "c count x", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "counter c, rule 'count x': 'x' is not an event (--event NAME=...)");
+	rec_engine_free(e);
+}
+
+/*
+ * A counter counts events: "n:3 count died" adds the occurrences in each
+ * sample's interval, modulo 2^3; "s inc died > 0" counts the samples that
+ * had one.
+ */
+static double w3[16][4];
+static unsigned int nw3;
+
+static int w_sample3(void *ctx, uint64_t t, const double *v)
+{
+	(void)ctx;
+	(void)t;
+	if (nw3 < 16)
+		memcpy(w3[nw3++], v, sizeof(w3[0]));
+	return 0;
+}
+
+TEST(rec_counter_counts_events_and_wraps)
+{
+	static const unsigned int per[] = { 0, 3, 0, 4, 1, 2, 9, 0 };
+	struct rec_engine *e;
+	struct rec_sink s = { .sample = w_sample3 };
+	unsigned int i, k, sum = 0, samples = 0, bad = 0;
+	char err[200];
+	double x = 1;
+
+	/* track order: x, the event, then the counters */
+	e = engine(8, 0, 1);
+	CHECK_EQ(rec_engine_add_event(e, "died", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_add_counter(e, "n:3 count died", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_add_counter(e, "s inc died > 0", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_ntracks(e), 4);
+	CHECK_STR(rec_engine_track(e, 2), "n");
+	CHECK_EQ(rec_engine_set_trigger(e, "x > 0", err, sizeof(err)), 0);
+	nw3 = 0;
+	for (i = 0; i < 8; i++) {
+		for (k = 0; k < per[i]; k++)
+			rec_engine_event(e, 0, EVT_T[i] - 100 - k, 1);
+		rec_engine_push(e, EVT_T[i], &x, REC_CAUSE_NONE, NULL, 0, NULL, &s);
+	}
+	CHECK_EQ(nw3, 8);
+	for (i = 0; i < nw3; i++) {
+		sum = (sum + per[i]) % 8;	/* 3 bits */
+		samples += per[i] > 0;
+		if (w3[i][1] != per[i] || w3[i][2] != sum || w3[i][3] != samples) {
+			printf("#   sample %u: died %g n %g s %g, want %u %u %u\n", i, w3[i][1],
+			       w3[i][2], w3[i][3], per[i], sum, samples);
+			bad++;
+		}
+	}
+	CHECK_EQ(bad, 0);
 	rec_engine_free(e);
 }
 
