@@ -805,6 +805,10 @@ static int open_event(struct evsrc *es, const char *def)
 		filter = eq + 1 + (w - spec) + 4;
 		while (*filter == ' ')
 			filter++;
+		if (!*filter) {
+			fprintf(stderr, "hwtel record: error: --event '%s': no filter after 'if'\n", def);
+			return HWTEL_EXIT_USAGE;
+		}
 	}
 	tp = !strchr(spec, '/');
 	if (tp) {
@@ -905,6 +909,9 @@ static int open_event(struct evsrc *es, const char *def)
 			if (e == EACCES || e == EPERM)
 				fprintf(stderr, "hwtel record: error: --event '%s': no permission to open it system-wide (%s): needs CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) or root\n",
 					def, strerror(e));
+			else if (!tp && (e == EOPNOTSUPP || e == EINVAL))
+				fprintf(stderr, "hwtel record: error: --event '%s': PMU %s cannot sample this event (%s): an --event needs a record per occurrence\n",
+					def, spec, strerror(e));
 			else
 				fprintf(stderr, "hwtel record: error: --event '%s': cannot open it on CPU %d: %s\n",
 					def, cpus[i], strerror(e));

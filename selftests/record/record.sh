@@ -13,7 +13,7 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 55
+tap_plan 57
 
 TRIG='pcie.ep0.rq0.mfb_stall_pct > 1'
 N=40
@@ -353,6 +353,12 @@ bad "unknown tracepoint: status 2, no file" \
 bad "bad tracepoint filter: status 2, no file" \
 	"--event 'x=sched:sched_process_exit if nosuchfield == 1': the kernel rejected the filter 'nosuchfield == 1' (Invalid argument)" \
 	--event 'x=sched:sched_process_exit if nosuchfield == 1' --trigger 'x > 0'
+bad "empty tracepoint filter: status 2, no file" \
+	"--event 'x=sched:sched_process_exit if ': no filter after 'if'" \
+	--event 'x=sched:sched_process_exit if ' --trigger 'x > 0'
+bad "PMU event that cannot sample: status 2, no file" \
+	"--event 'x=$PCIE_PMU/kind=1,ep=0/': PMU $PCIE_PMU cannot sample this event (Operation not supported): an --event needs a record per occurrence" \
+	--event "x=$PCIE_PMU/kind=1,ep=0/" --trigger 'x > 0'
 out=$("$HW" record -o /proc/hwtel-no/x.rec -N 10 -t 1 2>&1)
 tap_eq "unwritable output: status 2 and the reason" \
 	"2 hwtel record: error: cannot write the capture file /proc/hwtel-no/x.rec: No such file or directory" "$? $out"
