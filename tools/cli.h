@@ -52,6 +52,14 @@ int hwtel_main(int argc, char **argv);
 int hwtel_gpu_main(int argc, char **argv);
 /* hwtel record / hwtel report (cli_record.c); argv[0] is the command */
 int hwtel_record_main(int argc, char **argv);
+struct rec_engine;
+/*
+ * hwtel record --event: every record of one perf ring (the header page at
+ * @base, @len bytes mapped, data from @page on before Linux 4.1) to @eng
+ * as event @idx, LOST counts added to *@lost; the tail set past them.
+ */
+int hwtel_rec_ring_drain(void *base, size_t len, size_t page, struct rec_engine *eng,
+			 unsigned int idx, uint64_t *lost);
 int hwtel_report_main(int argc, char **argv);
 
 /* hwtel nfb (cli_nfb.c); argv[0] is "nfb" */

@@ -938,41 +938,49 @@ static int open_event(struct evsrc *es, const char *def)
 /* Every record in @es's rings to the engine as event @idx: a sample is one
  * occurrence at its time, a LOST record that many at its time
  */
+int hwtel_rec_ring_drain(void *base, size_t len, size_t page, struct rec_engine *eng,
+			 unsigned int idx, uint64_t *lost)
+{
+	struct perf_event_mmap_page *pg = base;
+	/* data_offset and data_size are 0 before Linux 4.1: page 1 on */
+	const unsigned char *data = (const unsigned char *)base +
+				    (pg->data_size ? pg->data_offset : page);
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pg->data_tail, size = pg->data_size ? pg->data_size : len - page;
+	int ret = 0;
+
+	while (tail < head && !ret) {
+		unsigned char rec[32] = { 0 };
+		struct perf_event_header hdr;
+		uint64_t k, v[3];
+
+		memcpy(&hdr, data + tail % size, sizeof(hdr));	/* 8-aligned: never split */
+		if (hdr.size < sizeof(hdr))
+			break;
+		/* the payload may wrap at the end of the data area */
+		for (k = 0; k < sizeof(rec) && k < hdr.size; k++)
+			rec[k] = data[(tail + k) % size];
+		memcpy(v, rec + sizeof(hdr), sizeof(v));
+		if (hdr.type == PERF_RECORD_SAMPLE && hdr.size >= 16) {
+			ret = rec_engine_event(eng, idx, v[0], 1);	/* time */
+		} else if (hdr.type == PERF_RECORD_LOST && hdr.size >= 32) {
+			*lost += v[1];	/* id, lost, time */
+			ret = rec_engine_event(eng, idx, v[2], v[1]);
+		}
+		tail += hdr.size;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	return ret;
+}
+
 static int drain_event(struct evsrc *es, unsigned int idx, struct rec_engine *eng)
 {
 	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; i < es->nfd; i++) {
-		struct perf_event_mmap_page *pg = es->base[i];
-		size_t psz = es->len / (1 + EV_PAGES);
-		/* data_offset and data_size are 0 before Linux 4.1: page 1 on */
-		const unsigned char *data = (const unsigned char *)es->base[i] +
-					    (pg->data_size ? pg->data_offset : psz);
-		uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-		uint64_t tail = pg->data_tail, size = pg->data_size ? pg->data_size : es->len - psz;
-
-		while (tail < head && !ret) {
-			unsigned char rec[32] = { 0 };
-			struct perf_event_header hdr;
-			uint64_t k, v[3];
-
-			memcpy(&hdr, data + tail % size, sizeof(hdr));	/* 8-aligned: never split */
-			if (hdr.size < sizeof(hdr))
-				break;
-			for (k = 0; k < sizeof(rec) && k < hdr.size; k++)
-				rec[k] = data[(tail + k) % size];
-			memcpy(v, rec + sizeof(hdr), sizeof(v));
-			if (hdr.type == PERF_RECORD_SAMPLE && hdr.size >= 16)
-				ret = rec_engine_event(eng, idx, v[0], 1);	/* time */
-			else if (hdr.type == PERF_RECORD_LOST && hdr.size >= 32) {
-				es->lost += v[1];	/* id, lost, time */
-				ret = rec_engine_event(eng, idx, v[2], v[1]);
-			}
-			tail += hdr.size;
-		}
-		__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
-	}
+	for (i = 0; i < es->nfd && !ret; i++)
+		ret = hwtel_rec_ring_drain(es->base[i], es->len, es->len / (1 + EV_PAGES), eng,
+					   idx, &es->lost);
 	return ret;
 }
 

@@ -2662,3 +2662,52 @@ TEST(rec_event_in_file_and_views)
 	rec_capture_free(&c);
 	remove(path);
 }
+
+/*
+ * hwtel record --event's ring reader on a ring built here: a 64-byte data
+ * area, the tail at 56, a SAMPLE record (16 bytes) whose time wraps to
+ * offset 0, then a LOST record (32 bytes: id, lost, time) at 8..39. Both
+ * go to the engine: 1 occurrence at the sample's time, 5 at the loss
+ * record's; the tail ends at the head.
+ */
+#include <linux/perf_event.h>
+
+TEST(rec_event_ring_reader_wraps)
+{
+	static unsigned char ring[4096 + 64] __attribute__((aligned(8)));
+	struct perf_event_mmap_page *pg = (struct perf_event_mmap_page *)ring;
+	unsigned char *data = ring + 4096;
+	struct perf_event_header sh = { .type = PERF_RECORD_SAMPLE, .size = 16 };
+	struct perf_event_header lh = { .type = PERF_RECORD_LOST, .size = 32 };
+	const uint64_t ts = 5000100, lost[3] = { 7, 5, 5000200 };
+	struct rec_engine *e = engine(4, 0, 1);
+	struct rec_sink s = { .shot_begin = ev_begin, .sample = ev_sample, .event = ev_event };
+	struct evmem m = { 0 };
+	uint64_t nlost = 0;
+	double x = 0;
+	char err[200];
+
+	s.ctx = &m;
+	pg->data_offset = 4096;
+	pg->data_size = 64;
+	pg->data_tail = 64 + 56;	/* positions grow; offsets are modulo 64 */
+	pg->data_head = 64 + 56 + 16 + 32;
+	memcpy(data + 56, &sh, 8);
+	memcpy(data + 0, &ts, 8);
+	memcpy(data + 8, &lh, 8);
+	memcpy(data + 16, lost, 24);
+	CHECK_EQ(rec_engine_add_event(e, "died", err, sizeof(err)), 0);
+	CHECK_EQ(rec_engine_set_trigger(e, "died > 0", err, sizeof(err)), 0);
+	CHECK_EQ(hwtel_rec_ring_drain(ring, sizeof(ring), 4096, e, 0, &nlost), 0);
+	CHECK_U64(pg->data_tail, 64 + 56 + 48);
+	CHECK_U64(nlost, 5);
+	rec_engine_push(e, 6000000, &x, REC_CAUSE_NONE, NULL, 0, NULL, &s);
+	CHECK_EQ(m.n, 1);
+	CHECK_U64(m.t[0], ts);
+	CHECK_U64(m.count[0], 6);
+	CHECK_NEAR(m.died[0], 6, 0);
+	/* nothing new: nothing read */
+	CHECK_EQ(hwtel_rec_ring_drain(ring, sizeof(ring), 4096, e, 0, &nlost), 0);
+	CHECK_U64(pg->data_tail, 64 + 56 + 48);
+	rec_engine_free(e);
+}
