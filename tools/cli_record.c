@@ -1281,6 +1281,10 @@ int hwtel_record_main(int argc, char **argv)
 	 * keeps: a sample is written into a slot no longer kept
 	 */
 	h.ring_slots = h.pre ? h.pre + 1 : 0;
+	/* and each slot carries its sample's events, as the records do */
+	h.nring_events = rec_engine_nevents(eng);
+	for (i = 0; i < h.nring_events; i++)
+		h.ring_event_track[i] = rec_engine_event_track(eng, i);
 	h.shots = o.shots;
 	h.position = o.position;
 	snprintf(h.clock, sizeof(h.clock), "ns");

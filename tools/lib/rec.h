@@ -108,6 +108,13 @@ struct rec_gaps {
 	uint64_t late_t, late, stale_t, stale;
 };
 
+/* one event's occurrences in one sample's interval: the first's time, how
+ * many (0: none)
+ */
+struct rec_evsum {
+	uint64_t first, n;
+};
+
 /* Where the engine puts what it keeps. Each returns 0 or a negative errno. */
 struct rec_sink {
 	void *ctx;
@@ -127,10 +134,11 @@ struct rec_sink {
 	/* an armed sample entered the engine's pre-trigger ring (after its
 	 * counters; may be NULL): a copy for a reader of a capture whose
 	 * writer died before the trigger (the engine still flushes its own
-	 * ring through shot_begin and sample)
+	 * ring through shot_begin and sample), with its gaps and its @nev
+	 * events' summaries (@ev, in the order rec_engine_add_event added them)
 	 */
 	int (*ring)(void *ctx, uint64_t t_ns, uint64_t period_ns, const struct rec_gaps *g,
-		    const double *vals);
+		    const struct rec_evsum *ev, unsigned int nev, const double *vals);
 	/* @count occurrences of the event of @track in the next sample's
 	 * interval, the first at @t_ns (after the gaps; may be NULL)
 	 */
@@ -184,6 +192,9 @@ int rec_engine_add_on_trigger(struct rec_engine *e, const char *text, char *err,
 /* Tracks stored per sample: the metrics, the events, then the counters */
 unsigned int rec_engine_ntracks(const struct rec_engine *e);
 const char *rec_engine_track(const struct rec_engine *e, unsigned int i);
+/* Events added, and the track of event @i (0-based): the metrics' count + @i */
+unsigned int rec_engine_nevents(const struct rec_engine *e);
+unsigned int rec_engine_event_track(const struct rec_engine *e, unsigned int i);
 
 enum rec_state { REC_ARMED, REC_POST, REC_DONE };
 
@@ -265,10 +276,18 @@ struct rec_header {
 	 */
 	unsigned int ring_slots;
 	unsigned int slot_bytes;	/* read from the file; the writer sets it */
+	/* with ring_slots: the tracks of the events (rec_engine_add_event's
+	 * order), whose first time and count each slot carries as the records
+	 * carry them in 'V' records
+	 */
+	unsigned int nring_events;
+	unsigned int ring_event_track[REC_MAX_EVENTS];
 };
 
-/* Bytes of one ring slot for @ntracks (Documentation, "The file ring") */
-size_t rec_slot_bytes(unsigned int ntracks);
+/* Bytes of one ring slot for @ntracks and @nevents (Documentation, "The
+ * file ring")
+ */
+size_t rec_slot_bytes(unsigned int ntracks, unsigned int nevents);
 
 /*
  * Write the header; @fd is owned by the writer. With h->ring_slots, the

@@ -8,7 +8,8 @@
  * (oldest first), then the trigger sample and every later sample go to the
  * sink as they come, until the shot has its N - pre - 1 samples after the
  * trigger. Then the engine re-arms with an empty ring for the next shot or
- * is done. Each sample that enters the ring also goes to the sink's ring()
+ * is done. Each sample that enters the ring also goes, with its gaps and
+ * events, to the sink's ring()
  * (the capture file's copy, which outlives a killed recorder). Each
  * sample: the events of its interval, then counters (in the order they
  * were declared, each rule in its order), then feedback conditions, then
@@ -45,11 +46,6 @@ struct pending {
 	unsigned int ev;
 };
 
-/* one event's occurrences in one sample's interval */
-struct evsum {
-	uint64_t first, n;
-};
-
 struct rec_engine {
 	struct rec_config cfg;
 	unsigned int pre;
@@ -62,8 +58,8 @@ struct rec_engine {
 	char evname[REC_MAX_EVENTS][REC_NAME_MAX];
 	struct pending *pend;
 	size_t npend, pendcap;
-	struct evsum ev[REC_MAX_EVENTS];	/* of the current sample */
-	struct evsum *re;			/* of each ring sample */
+	struct rec_evsum ev[REC_MAX_EVENTS];	/* of the current sample */
+	struct rec_evsum *re;			/* of each ring sample */
 	struct rec_expr *trigger;
 	bool trig_was;
 	unsigned int nfb;
@@ -184,6 +180,16 @@ unsigned int rec_engine_ntracks(const struct rec_engine *e)
 const char *rec_engine_track(const struct rec_engine *e, unsigned int i)
 {
 	return i < e->ntracks ? e->tname[i] : NULL;
+}
+
+unsigned int rec_engine_nevents(const struct rec_engine *e)
+{
+	return e->nevents;
+}
+
+unsigned int rec_engine_event_track(const struct rec_engine *e, unsigned int i)
+{
+	return e->cfg.nmetrics + i;
 }
 
 uint64_t rec_engine_period(const struct rec_engine *e)
@@ -529,7 +535,7 @@ static void take_events(struct rec_engine *e, uint64_t t)
 	memset(e->ev, 0, sizeof(e->ev));
 	for (i = 0; i < e->npend; i++) {
 		struct pending *p = &e->pend[i];
-		struct evsum *s = &e->ev[p->ev];
+		struct rec_evsum *s = &e->ev[p->ev];
 
 		if (p->t > t) {
 			e->pend[keep++] = *p;
@@ -572,7 +578,7 @@ void rec_engine_gap(struct rec_engine *e, uint64_t t_ns, enum rec_gap_kind kind,
  * and the gaps just before it
  */
 static int put_sample(struct rec_engine *e, const struct rec_sink *sink, uint64_t t,
-		      uint64_t period, const struct rec_gaps *g, const struct evsum *ev,
+		      uint64_t period, const struct rec_gaps *g, const struct rec_evsum *ev,
 		      const double *vals)
 {
 	unsigned int i;
@@ -727,7 +733,8 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
 			if (e->rcount < e->pre)
 				e->rcount++;
 			if (sink->ring) {
-				ret = sink->ring(sink->ctx, t_ns, period, &gap, e->cur);
+				ret = sink->ring(sink->ctx, t_ns, period, &gap, e->ev, e->nevents,
+						 e->cur);
 				if (ret)
 					return ret;
 			}

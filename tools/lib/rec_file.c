@@ -51,6 +51,7 @@ struct rec_writer {
 	size_t map_len, ring_off, slot_bytes;
 	unsigned int ring_slots;
 	uint64_t ring_seq;	/* samples put in the ring so far */
+	unsigned int ring_events;	/* event summaries per slot */
 };
 
 size_t rec_put_uvarint(unsigned char *p, uint64_t v)
@@ -177,10 +178,18 @@ static int wflush(struct rec_writer *w)
 	return w->err;
 }
 
-size_t rec_slot_bytes(unsigned int ntracks)
+/* the bytes of a slot before its CRC */
+static size_t slot_body(unsigned int ntracks, unsigned int nevents)
 {
-	/* 8 u64 fields, an f64 per track, a u32 CRC32C, padded to 8 bytes */
-	return (64 + 8 * (size_t)ntracks + 4 + 7) & ~(size_t)7;
+	return 64 + 8 * (size_t)ntracks + 16 * (size_t)nevents;
+}
+
+size_t rec_slot_bytes(unsigned int ntracks, unsigned int nevents)
+{
+	/* 8 u64 fields, an f64 per track, two u64 per event, a u32 CRC32C,
+	 * padded to 8 bytes
+	 */
+	return (slot_body(ntracks, nevents) + 4 + 7) & ~(size_t)7;
 }
 
 /*
@@ -228,11 +237,17 @@ int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out)
 	unsigned int i;
 	int ret;
 
+	if (h->ring_slots && h->nring_events > REC_MAX_EVENTS)
+		return -EINVAL;
+	for (i = 0; h->ring_slots && i < h->nring_events; i++)
+		if (h->ring_event_track[i] >= h->ntracks)
+			return -EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->ntracks = h->ntracks;
-	w->buf = malloc(rec_slot_bytes(h->ntracks));
+	w->ring_events = h->ring_slots ? h->nring_events : 0;
+	w->buf = malloc(rec_slot_bytes(h->ntracks, w->ring_events));
 	w->f = fdopen(fd, "wb");
 	if (!w->f || !w->buf) {
 		free(w->buf);
@@ -251,7 +266,9 @@ int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out)
 	hwtel_numeric_restore(&num);
 	if (h->ring_slots)
 		fprintf(m, "ring_slots %u\nslot_bytes %zu\n", h->ring_slots,
-			rec_slot_bytes(h->ntracks));
+			rec_slot_bytes(h->ntracks, w->ring_events));
+	for (i = 0; i < w->ring_events; i++)
+		fprintf(m, "ring_event_track %u\n", h->ring_event_track[i]);
 	for (i = 0; i < h->ntracks; i++)
 		fprintf(m, "track %s\n", h->track[i]);
 	fclose(m);
@@ -267,7 +284,8 @@ int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out)
 	free(text);
 	ret = wflush(w);
 	if (!ret && h->ring_slots)
-		ret = map_ring(w, fd, 16 + tlen + 4, h->ring_slots, rec_slot_bytes(h->ntracks));
+		ret = map_ring(w, fd, 16 + tlen + 4, h->ring_slots,
+			       rec_slot_bytes(h->ntracks, w->ring_events));
 	if (ret) {
 		rec_writer_close(w, false);
 		return ret;
@@ -408,7 +426,8 @@ static int w_event(void *ctx, uint64_t t, unsigned int track, uint64_t count)
 
 /*
  * One armed sample into the next slot of the file ring, in place: the
- * sample number (from 1), its times, period and gaps, the values, then a
+ * sample number (from 1), its times, period and gaps, the values, the first
+ * time and count of each event (what its 'V' record would carry), then a
  * CRC32C of all these. A reader takes a slot only if its CRC holds, so the
  * stores need no order: a writer killed inside a slot leaves that slot
  * failing its check (a chance of 2^-32 that it passes), never a mix read
@@ -416,7 +435,7 @@ static int w_event(void *ctx, uint64_t t, unsigned int track, uint64_t count)
  * one the ring no longer keeps.
  */
 static int w_ring(void *ctx, uint64_t t, uint64_t period, const struct rec_gaps *g,
-		  const double *vals)
+		  const struct rec_evsum *ev, unsigned int nev, const double *vals)
 {
 	struct rec_writer *w = ctx;
 	unsigned char *b = w->buf;
@@ -439,6 +458,11 @@ static int w_ring(void *ctx, uint64_t t, uint64_t period, const struct rec_gaps 
 
 		memcpy(&u, &vals[i], 8);
 		n += put_u64(b + n, u);
+	}
+	/* an event the engine did not pass had no occurrence */
+	for (i = 0; i < w->ring_events; i++) {
+		n += put_u64(b + n, i < nev && ev[i].n ? ev[i].first : 0);
+		n += put_u64(b + n, i < nev ? ev[i].n : 0);
 	}
 	n += put_u32(b + n, rec_crc32c(0, b, n));
 	memcpy(w->map + w->ring_off + (size_t)(w->ring_seq % w->ring_slots) * w->slot_bytes, b, n);
@@ -538,6 +562,13 @@ static int parse_header(struct rec_capture *c, char *text, char *err, size_t err
 			c->h.ring_slots = (unsigned int)strtoul(v, NULL, 10);
 		} else if (!strcmp(line, "slot_bytes")) {
 			c->h.slot_bytes = (unsigned int)strtoul(v, NULL, 10);
+		} else if (!strcmp(line, "ring_event_track")) {
+			/* more than REC_MAX_EVENTS: refused with the ring's checks */
+			if (c->h.nring_events < REC_MAX_EVENTS)
+				c->h.ring_event_track[c->h.nring_events] =
+					(unsigned int)strtoul(v, NULL, 10);
+			if (c->h.nring_events <= REC_MAX_EVENTS)
+				c->h.nring_events++;
 		} else if (!strcmp(line, "command")) {
 			snprintf(c->h.command, sizeof(c->h.command), "%s", v);
 		} else if (!strcmp(line, "track")) {
@@ -875,6 +906,28 @@ static int slot_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* one event summary of a ring slot, as its 'V' record before the next
+ * sample would be
+ */
+static int ring_event(struct reader *r, uint64_t t, unsigned int track, uint64_t count)
+{
+	struct rec_capture *c = r->c;
+	struct rec_event *ev;
+
+	if (!count)
+		return 0;
+	ev = grow(c->events, c->nevents, &r->ecap, sizeof(*c->events));
+	if (!ev)
+		return -ENOMEM;
+	c->events = ev;
+	ev = &c->events[c->nevents++];
+	ev->mono_ns = t;
+	ev->track = track;
+	ev->count = count;
+	ev->sample = c->nsamples;
+	return 0;
+}
+
 /* one gap of a ring slot, as a gap record before sample @idx would be */
 static int ring_gap(struct reader *r, uint64_t t, enum rec_gap_kind kind, uint64_t count)
 {
@@ -910,8 +963,8 @@ static int ring_gap(struct reader *r, uint64_t t, enum rec_gap_kind kind, uint64
 static int read_ring(struct reader *r, const unsigned char *ring)
 {
 	struct rec_capture *c = r->c;
-	unsigned int nt = c->h.ntracks, i, k, n = 0, first;
-	size_t body = 64 + 8 * (size_t)nt;
+	unsigned int nt = c->h.ntracks, ne = c->h.nring_events, i, k, n = 0, first;
+	size_t body = slot_body(nt, ne);
 	uint64_t last = c->nsamples ? c->samples[c->nsamples - 1].mono_ns : 0;
 	struct rec_shot *sh = c->nshots ? &c->shots[c->nshots - 1] : NULL;
 	struct slot *v;
@@ -979,6 +1032,12 @@ static int read_ring(struct reader *r, const unsigned char *ring)
 		ret = ring_gap(r, get_u64(p + 32), REC_GAP_LATE, get_u64(p + 40));
 		if (!ret)
 			ret = ring_gap(r, get_u64(p + 48), REC_GAP_STALE, get_u64(p + 56));
+		/* then its events, after the gaps as the records have them */
+		for (k = 0; k < ne && !ret; k++) {
+			const unsigned char *q = p + 64 + 8 * (size_t)nt + 16 * (size_t)k;
+
+			ret = ring_event(r, get_u64(q), c->h.ring_event_track[k], get_u64(q + 8));
+		}
 		if (ret)
 			break;
 		s = &c->samples[c->nsamples];
@@ -1051,10 +1110,15 @@ int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,
 	if (ver == 3) {
 		/* a slot has at least the fields and CRC; padding is optional */
 		const char *bad = NULL;
+		unsigned int k;
 
-		if (!c->h.ring_slots || c->h.slot_bytes < rec_slot_bytes(c->h.ntracks) - 4)
-			bad = "corrupt capture header (bad ring_slots or slot_bytes)";
-		else if (c->h.ring_slots > (len - off) / c->h.slot_bytes)
+		if (!c->h.ring_slots || c->h.nring_events > REC_MAX_EVENTS ||
+		    c->h.slot_bytes < rec_slot_bytes(c->h.ntracks, c->h.nring_events) - 4)
+			bad = "corrupt capture header (bad ring_slots, slot_bytes or ring_event_track)";
+		for (k = 0; !bad && k < c->h.nring_events; k++)
+			if (c->h.ring_event_track[k] >= c->h.ntracks)
+				bad = "corrupt capture header (bad ring_event_track)";
+		if (!bad && c->h.ring_slots > (len - off) / c->h.slot_bytes)
 			bad = "capture file cut inside its ring";
 		if (bad) {
 			rerr(err, errsize, bad);

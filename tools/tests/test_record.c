@@ -2015,17 +2015,33 @@ static uint64_t kr_t(unsigned int i)
 	return 7000000000ull + (uint64_t)i * 1000000 + i % 3;
 }
 
+/*
+ * With events: an event "ev" (track 2) occurs kr_nev(i) times in sample
+ * i's interval, the first at kr_evt(i), 600 us + 7i ns before the sample
+ * and so after the sample before it; reported as the recorder does, before
+ * the push, the later occurrences first (the engine keeps the earliest).
+ */
+static uint64_t kr_nev(unsigned int i)
+{
+	return (i * 7) % 5;	/* 0, 2, 4, 1, 3, 0, ... */
+}
+
+static uint64_t kr_evt(unsigned int i)
+{
+	return kr_t(i) - 600000 - 7 * (uint64_t)i;
+}
+
 /* the file after @k samples of a writer that never closes it (what a
  * SIGKILL leaves: records handed to the kernel, the mapped ring); if
- * @done, the writer then finishes and closes it
+ * @done, the writer then finishes and closes it; with @ev, the event "ev"
  */
-static unsigned char *kr_image(unsigned int k, bool done, size_t *len)
+static unsigned char *kr_image_ev(unsigned int k, bool done, bool ev, size_t *len)
 {
 	const char *path = "/tmp/hwtel-unit-rec-ring.cap";
 	static const char *const TR[] = { "x", "y" };
 	struct rec_config cfg = { .capacity = KR_N, .position = 50, .shots = 2,
 				  .period_ns = 1000000, .nmetrics = 2, .metric = TR };
-	char tracks[2][REC_NAME_MAX] = { "x", "y" };
+	char tracks[3][REC_NAME_MAX] = { "x", "y", "ev" };
 	struct rec_header h = { .period_ns = 1000000, .capacity = KR_N, .shots = 2,
 				.position = 50, .clock = "ns", .command = "unit",
 				.ntracks = 2, .track = tracks };
@@ -2038,6 +2054,15 @@ static unsigned char *kr_image(unsigned int k, bool done, size_t *len)
 
 	h.pre = rec_pre_count(KR_N, 50);
 	h.ring_slots = h.pre + 1;
+	if (ev) {
+		CHECK_EQ(rec_engine_add_event(e, "ev", NULL, 0), 0);
+		CHECK_EQ(rec_engine_ntracks(e), 3);
+		h.ntracks = 3;
+		h.nring_events = rec_engine_nevents(e);
+		CHECK_EQ(h.nring_events, 1);
+		h.ring_event_track[0] = rec_engine_event_track(e, 0);
+		CHECK_EQ(h.ring_event_track[0], 2);
+	}
 	rec_engine_set_trigger(e, "y > 0", NULL, 0);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	CHECK_EQ(rec_writer_open(fd, &h, &w), 0);
@@ -2050,6 +2075,10 @@ static unsigned char *kr_image(unsigned int k, bool done, size_t *len)
 	for (i = 0; i < k; i++) {
 		double v[2] = { i, i == kr_trig[0] || i == kr_trig[1] };
 
+		if (ev && kr_nev(i) > 1)
+			CHECK_EQ(rec_engine_event(e, 0, kr_evt(i) + 350000, kr_nev(i) - 1), 0);
+		if (ev && kr_nev(i))
+			CHECK_EQ(rec_engine_event(e, 0, kr_evt(i), 1), 0);
 		CHECK(rec_engine_push(e, kr_t(i), v, REC_CAUSE_NONE, NULL, 0, NULL, &s) >= 0);
 		CHECK_EQ(rec_writer_flush(w), 0);	/* as the recorder does */
 	}
@@ -2063,6 +2092,11 @@ static unsigned char *kr_image(unsigned int k, bool done, size_t *len)
 	rec_engine_free(e);
 	unlink(path);
 	return img;
+}
+
+static unsigned char *kr_image(unsigned int k, bool done, size_t *len)
+{
+	return kr_image_ev(k, done, false, len);
 }
 
 /*
@@ -2148,6 +2182,123 @@ TEST(rec_file_ring_killed_at_every_point)
 	CHECK_EQ(bad, 0);
 }
 
+/*
+ * @c (read from a kr_image_ev() file with events) has, for each sample,
+ * the events kr_nev() and kr_evt() give for its index (track x): one event
+ * of track 2 with that first time and count when the count is not 0, none
+ * otherwise; and the track's value is the count
+ */
+static bool kr_check_events(const struct rec_capture *c, unsigned int k, const char *what)
+{
+	unsigned int j, g, want = 0, bad = 0;
+
+	for (j = 0; j < c->nsamples; j++) {
+		unsigned int i = (unsigned int)c->samples[j].vals[0], found = 0;
+
+		want += kr_nev(i) != 0;
+		for (g = 0; g < c->nevents; g++) {
+			const struct rec_event *ev = &c->events[g];
+
+			if (ev->sample != j)
+				continue;
+			found++;
+			bad += ev->track != 2 || ev->mono_ns != kr_evt(i) || ev->count != kr_nev(i);
+		}
+		bad += found != (kr_nev(i) != 0);
+		bad += c->samples[j].vals[2] != (double)kr_nev(i);
+	}
+	bad += c->nevents != want;
+	if (bad) {
+		printf("#   %s after %u samples: %u events, %u expected, %u wrong\n", what, k,
+		       c->nevents, want, bad);
+		for (g = 0; g < c->nevents && g < 12; g++)
+			printf("#     event: sample %u track %u t %llu count %llu\n", c->events[g].sample,
+			       c->events[g].track, (unsigned long long)c->events[g].mono_ns,
+			       (unsigned long long)c->events[g].count);
+	}
+	return !bad;
+}
+
+/*
+ * Events in the file ring: the same writer with an event "ev", stopped
+ * after each of 0 to 36 samples. The samples are those of the shot model
+ * as without events, and every one of them, from the records or recovered
+ * from the ring, has its interval's events: the first time and the count.
+ * Then a killed writer's text view: the recovered rows have their '***'
+ * event rows, times in ms from the shot's first sample.
+ */
+TEST(rec_file_ring_killed_with_events)
+{
+	unsigned int k, bad = 0, recovered_events = 0;
+	struct rec_capture c;
+	char err[200] = "", line[160], *buf;
+	size_t len;
+	unsigned char *img;
+
+	for (k = 0; k <= KR_TOTAL; k++) {
+		unsigned int j, g;
+
+		img = kr_image_ev(k, false, true, &len);
+		CHECK(img != NULL);
+		if (!img)
+			return;
+		CHECK_EQ(rec_read_mem(img, len, &c, err, sizeof(err)), 0);
+		CHECK_EQ(c.h.nring_events, 1);
+		CHECK_EQ(c.h.ring_event_track[0], 2);
+		CHECK_EQ(c.h.slot_bytes, 64 + 8 * 3 + 16 + 8);	/* CRC and padding: 8 */
+		bad += !kr_check(&c, k, "killed with events");
+		bad += !kr_check_events(&c, k, "killed with events");
+		CHECK_EQ(c.ring_torn, 0);
+		for (g = 0; g < c.nevents; g++)
+			for (j = c.nsamples - c.recovered; j < c.nsamples; j++)
+				recovered_events += c.events[g].sample == j;
+		rec_capture_free(&c);
+		free(img);
+	}
+	CHECK_EQ(bad, 0);
+	/* the recovered samples did carry events (not a vacuous check) */
+	CHECK(recovered_events > 0);
+	/* closed normally: the records alone have the same events */
+	img = kr_image_ev(KR_TOTAL, true, true, &len);
+	CHECK(img != NULL);
+	if (!img)
+		return;
+	CHECK_EQ(rec_read_mem(img, len, &c, err, sizeof(err)), 0);
+	CHECK(c.complete);
+	CHECK(kr_check(&c, KR_TOTAL, "closed with events"));
+	CHECK(kr_check_events(&c, KR_TOTAL, "closed with events"));
+	rec_capture_free(&c);
+	free(img);
+	/* killed after 10: samples 5 to 9 recovered, their events shown */
+	img = kr_image_ev(10, false, true, &len);
+	CHECK(img != NULL);
+	if (!img)
+		return;
+	CHECK_EQ(rec_read_mem(img, len, &c, err, sizeof(err)), 0);
+	CHECK_EQ(c.recovered, 5);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_TEXT, .shot = -1 };
+
+		buf = view_str(&c, &o);
+	}
+	CHECK(buf != NULL);
+	for (k = 5; buf && k < 10; k++) {
+		if (!kr_nev(k))
+			continue;
+		snprintf(line, sizeof(line), "\n***    event %+12.3f ev: %llu occurrence%s\n",
+			 ((double)kr_evt(k) - (double)kr_t(5)) / 1e6,
+			 (unsigned long long)kr_nev(k), kr_nev(k) == 1 ? "" : "s");
+		if (!strstr(buf, line)) {
+			printf("#   no row '%s' in the text view\n", line + 1);
+			bad++;
+		}
+	}
+	CHECK_EQ(bad, 0);
+	free(buf);
+	rec_capture_free(&c);
+	free(img);
+}
+
 /* rec_writer_sync(): 0 on a file with a ring and on one without */
 TEST(rec_file_ring_sync)
 {
@@ -2166,7 +2317,7 @@ TEST(rec_file_ring_sync)
 
 	CHECK_EQ(rec_writer_open(fd, &h, &w), 0);
 	rec_writer_sink(w, &s);
-	CHECK_EQ(s.ring(s.ctx, 5000, 1000000, &g, &v), 0);
+	CHECK_EQ(s.ring(s.ctx, 5000, 1000000, &g, NULL, 0, &v), 0);
 	CHECK_EQ(rec_writer_sync(w), 0);
 	CHECK_EQ(rec_read(path, &c, err, sizeof(err)), 0);
 	CHECK_EQ(c.recovered, 1);
@@ -2295,53 +2446,58 @@ TEST(rec_file_ring_views)
 
 /*
  * Bit flips, bytes and cuts anywhere in a killed writer's file (its ring
- * full, a shot fired, the second armed): the reader returns 0 or -EINVAL
- * and never reads out of bounds or leaks (ASan, UBSan).
+ * full, a shot fired, the second armed), without and with an event in its
+ * slots: the reader returns 0 or -EINVAL and never reads out of bounds or
+ * leaks (ASan, UBSan).
  */
 TEST(rec_file_ring_fuzz)
 {
 	const uint64_t seed = 0x5eed2026c0ffee41ull;
 	size_t len, m;
-	unsigned char *b = kr_image(25, false, &len), *x;
-	unsigned int iter, k, bad = 0;
+	unsigned char *b, *x;
+	unsigned int iter, k, ev, bad = 0;
 	struct rec_capture c;
 	char err[200];
 
-	CHECK(b != NULL);
-	if (!b)
-		return;
-	printf("#   rec_file_ring_fuzz: seed 0x%016llx, 5000 rounds\n", (unsigned long long)seed);
-	fz_state = seed;
-	x = malloc(len);
-	for (iter = 0; iter < 5000 && x; iter++) {
-		unsigned int nmut = 1 + fz_next() % 3;
-		int ret;
+	printf("#   rec_file_ring_fuzz: seed 0x%016llx, 5000 rounds on each of two files (without and with an event)\n",
+	       (unsigned long long)seed);
+	for (ev = 0; ev < 2; ev++) {
+		b = kr_image_ev(25, false, ev, &len);
+		CHECK(b != NULL);
+		if (!b)
+			return;
+		fz_state = seed;
+		x = malloc(len);
+		for (iter = 0; iter < 5000 && x; iter++) {
+			unsigned int nmut = 1 + fz_next() % 3;
+			int ret;
 
-		memcpy(x, b, len);
-		m = len;
-		for (k = 0; k < nmut && m; k++) {
-			size_t at = fz_next() % m;
+			memcpy(x, b, len);
+			m = len;
+			for (k = 0; k < nmut && m; k++) {
+				size_t at = fz_next() % m;
 
-			switch (fz_next() % 3) {
-			case 0:
-				x[at] ^= (unsigned char)(1u << (fz_next() % 8));
-				break;
-			case 1:
-				x[at] = (unsigned char)fz_next();
-				break;
-			default:
-				m = at;
+				switch (fz_next() % 3) {
+				case 0:
+					x[at] ^= (unsigned char)(1u << (fz_next() % 8));
+					break;
+				case 1:
+					x[at] = (unsigned char)fz_next();
+					break;
+				default:
+					m = at;
+				}
 			}
+			ret = rec_read_mem(x, m, &c, err, sizeof(err));
+			if (ret && ret != -EINVAL && bad++ < 3)
+				printf("#   file %u, round %u: %d\n", ev, iter, ret);
+			if (!ret)
+				rec_capture_free(&c);
 		}
-		ret = rec_read_mem(x, m, &c, err, sizeof(err));
-		if (ret && ret != -EINVAL && bad++ < 3)
-			printf("#   round %u: %d\n", iter, ret);
-		if (!ret)
-			rec_capture_free(&c);
+		free(x);
+		free(b);
 	}
 	CHECK_EQ(bad, 0);
-	free(x);
-	free(b);
 }
 
 /* ---- event triggers: discrete events between samples ---- */
