@@ -226,6 +226,11 @@ killed()
 "$HW" record -q -o "$T/kill.rec" -p $P -N 40 --position end -t 60 2> "$T/kill.err" &
 pid=$!
 wait_ring "$T/kill.rec" 39
+# stopped, then read, then killed: the ring read before the kill is the
+# one the kill leaves (a read that the kill follows by more than the
+# ring's 78 ms, a loaded TCG host's process start, shared no sample)
+kill -STOP $pid
+"$HW" report --csv "$T/kill.rec" > "$T/kill.live.csv" 2>/dev/null
 kill -9 $pid
 wait $pid
 rc "SIGKILL with a full ring: the recorder died of SIGKILL" 137 $? "$T/kill.err"
