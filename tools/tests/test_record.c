@@ -489,7 +489,7 @@ TEST(rec_uvarint)
 
 static unsigned char *record_file(size_t *len, unsigned int *nsamples)
 {
-	const char *path = "/tmp/hwtel-unit-rec.cap";
+	const char *path = unit_tmp("rec.cap");
 	static const char *const TR[] = { "x", "half" };
 	struct rec_config cfg = { .capacity = RT_N, .position = 40, .shots = 1,
 				  .period_ns = 1000000, .nmetrics = 2, .metric = TR };
@@ -668,27 +668,27 @@ TEST(rec_views_parse)
 	CHECK_EQ(rec_read_mem(buf, len, &c, err, sizeof(err)), 0);
 	for (v = 0; v < 5; v++) {
 		struct rec_view_opts o = { .view = (enum rec_view)v, .context = 5, .shot = -1 };
-		char path[64];
+		char name[32];
 		FILE *f;
 
-		snprintf(path, sizeof(path), "/tmp/hwtel-unit-rec.%s", ext[v]);
-		f = fopen(path, "w");
+		snprintf(name, sizeof(name), "rec.%s", ext[v]);
+		f = fopen(unit_tmp(name), "w");
 		CHECK_EQ(rec_view(f, &c, &o), 0);
 		fclose(f);
 	}
-	CHECK_EQ(system("python3 -c 'import json,sys; d=json.load(open(\"/tmp/hwtel-unit-rec.json\")); "
+	CHECK_EQ(system("python3 -c 'import json,sys,os; d=json.load(open(os.environ[\"HWTEL_UNIT_DIR\"]+\"/rec.json\")); "
 			"s=d[\"shots\"][0]; sys.exit(not (d[\"complete\"] and d[\"tracks\"]==[\"x\",\"half\",\"n\"] and "
 			"len(s[\"samples\"])==2500 and s[\"trigger_index\"]==1000 and s[\"samples\"][1000][\"values\"][0]==3000))'"), 0);
-	CHECK_EQ(system("python3 -c 'import json,sys; d=json.load(open(\"/tmp/hwtel-unit-rec.trace.json\")); "
+	CHECK_EQ(system("python3 -c 'import json,sys,os; d=json.load(open(os.environ[\"HWTEL_UNIT_DIR\"]+\"/rec.trace.json\")); "
 			"e=d[\"traceEvents\"]; c=[x for x in e if x[\"ph\"]==\"C\"]; "
 			"sys.exit(not (set(x[\"name\"] for x in c)=={\"x\",\"half\",\"n\",\"period (ms)\"} and len(c)==7502 and "
 			"sum(1 for x in e if x[\"ph\"]==\"i\")==2))'"), 0);
-	CHECK_EQ(system("python3 -c 'import xml.dom.minidom as m; d=m.parse(\"/tmp/hwtel-unit-rec.svg\"); "
+	CHECK_EQ(system("python3 -c 'import xml.dom.minidom as m, os; d=m.parse(os.environ[\"HWTEL_UNIT_DIR\"]+\"/rec.svg\"); "
 			"import sys; sys.exit(len(d.getElementsByTagName(\"polyline\"))!=3 or "
 			"len(d.getElementsByTagName(\"line\"))!=3)'"), 0);
 	/* the text timeline: 5 either side of the marked trigger */
 	{
-		char *t = unit_slurp("/tmp/hwtel-unit-rec.txt", NULL);
+		char *t = unit_slurp(unit_tmp("rec.txt"), NULL);
 
 		/* the feedback's 500 us from sample 3002 (+2): a period column */
 		CHECK(t && strstr(t, "\n>>        +0       +0.000     1.000           3000           1500           3001\n"));
@@ -848,18 +848,18 @@ TEST(rec_cli_errors)
 	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "/etc/hostname"), err, sizeof(err)), 2);
 	CHECK(strstr(err, "not a hwtel capture"));
 	/* the round-trip capture of the file test */
-	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--csv", "-o", "/tmp/hwtel-unit-rec.csv2",
-						   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 0);
-	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--shot", "3", "/tmp/hwtel-unit-rec.cap"),
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--csv", "-o", unit_tmp("rec.csv2"),
+						   unit_tmp("rec.cap")), err, sizeof(err)), 0);
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--shot", "3", unit_tmp("rec.cap")),
 			  err, sizeof(err)), 2);
 	CHECK(strstr(err, "has no shot 3"));
-	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "-m", "nope*", "/tmp/hwtel-unit-rec.cap"),
+	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "-m", "nope*", unit_tmp("rec.cap")),
 			  err, sizeof(err)), 2);
 	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--svg", "-o", "/nonexistent/p.svg",
-						   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 1);
+						   unit_tmp("rec.cap")), err, sizeof(err)), 1);
 	CHECK(strstr(err, "hwtel report: error: cannot write /nonexistent/p.svg: No such file or directory\n"));
 	{
-		char *csv = unit_slurp("/tmp/hwtel-unit-rec.csv2", NULL);
+		char *csv = unit_slurp(unit_tmp("rec.csv2"), NULL);
 
 		CHECK(csv && !strncmp(csv, "shot,sample,from_trigger,mono_ns,real_ns,period_ns,x,half,n,gap_missed,gap_stale\n0,0,-1000,", 91));
 		free(csv);
@@ -883,7 +883,7 @@ TEST(rec_report_output_targets)
 	snprintf(link, sizeof(link), "%s/link.csv", dir);
 	if (mknod(dev, S_IFCHR | 0600, makedev(1, 7)) == 0) {
 		CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--json", "-o", dev,
-							   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 1);
+							   unit_tmp("rec.cap")), err, sizeof(err)), 1);
 		CHECK(strstr(err, "No space left on device"));
 		CHECK_EQ(lstat(dev, &st), 0);
 		CHECK(S_ISCHR(st.st_mode));
@@ -894,12 +894,12 @@ TEST(rec_report_output_targets)
 	}
 	CHECK_EQ(symlink("real.csv", link), 0);
 	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--csv", "-o", link,
-						   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 1);
+						   unit_tmp("rec.cap")), err, sizeof(err)), 1);
 	CHECK(strstr(err, "symbolic link to nothing"));
 	CHECK_EQ(lstat(real, &st), -1);
 	CHECK_EQ(close(open(real, O_WRONLY | O_CREAT, 0644)), 0);
 	CHECK_EQ(run_main(hwtel_report_main, RARGS("report", "--csv", "-o", link,
-						   "/tmp/hwtel-unit-rec.cap"), err, sizeof(err)), 0);
+						   unit_tmp("rec.cap")), err, sizeof(err)), 0);
 	CHECK_EQ(lstat(link, &st), 0);
 	CHECK(S_ISLNK(st.st_mode));
 	text = unit_slurp(real, NULL);
@@ -917,7 +917,7 @@ TEST(rec_report_output_targets)
 TEST(rec_locale_independent)
 {
 	static const char *const name[] = { "text", "csv", "json", "trace", "svg" };
-	const char *path = "/tmp/hwtel-unit-rec-locale.cap";
+	const char *path = unit_tmp("rec-locale.cap");
 	static const char *const TR[] = { "x" };
 	char (*tracks)[REC_NAME_MAX] = calloc(1, REC_NAME_MAX);
 	struct rec_header h = { .period_ns = 1000000, .capacity = 8, .shots = 1,
@@ -986,7 +986,7 @@ TEST(rec_locale_independent)
  */
 TEST(rec_views_mark_untrusted_samples)
 {
-	const char *path = "/tmp/hwtel-unit-rec-untrusted.cap";
+	const char *path = unit_tmp("rec-untrusted.cap");
 	static const char *const TR[] = { "pcie.ep0.rq0.used_pct", "pcie.untrusted" };
 	struct rec_config cfg = { .capacity = 5, .position = 50, .shots = 1,
 				  .nmetrics = 2, .metric = TR };
@@ -1141,7 +1141,7 @@ TEST(rec_reads_v1_fixture)
 /* The v1 fixture's script through today's writer, into memory. */
 static unsigned char *script_capture(size_t *len)
 {
-	const char *path = "/tmp/hwtel-unit-rec-script.cap";
+	const char *path = unit_tmp("rec-script.cap");
 	static const char *const TR[] = { "x", "y" };
 	struct rec_config cfg = { .capacity = 5, .position = 50, .shots = 2, .period_ns = 1000000,
 				  .nmetrics = 2, .metric = TR };
@@ -1300,7 +1300,7 @@ TEST(rec_v2_layout)
 /* counts beyond f32's 24 bits come back exactly */
 TEST(rec_v2_counts_exact)
 {
-	const char *path = "/tmp/hwtel-unit-rec-counts.cap";
+	const char *path = unit_tmp("rec-counts.cap");
 	char tracks[2][REC_NAME_MAX] = { "c", "pcie.ep0.rq0.words" };
 	struct rec_header h = { .period_ns = 1000000, .capacity = 1, .shots = 1,
 				.clock = "ns", .command = "unit", .ntracks = 2, .track = tracks };
@@ -1641,7 +1641,7 @@ TEST(rec_period_action)
 {
 	static const uint64_t want[10] = { 1000000, 1000000, 1000000, 1000000, 250000, 250000,
 					   250000, 2000000, 2000000, 2000000 };
-	const char *path = "/tmp/hwtel-unit-rec-period.cap";
+	const char *path = unit_tmp("rec-period.cap");
 	struct rec_config cfg = { .capacity = 8, .position = 50, .shots = 1, .period_ns = 1000000,
 				  .nmetrics = 1, .metric = ONE };
 	char tracks[1][REC_NAME_MAX] = { "x" };
@@ -1865,7 +1865,7 @@ static uint64_t gap_t(unsigned int slot)
 
 TEST(rec_gaps_are_data)
 {
-	const char *path = "/tmp/hwtel-unit-rec-gaps.cap";
+	const char *path = unit_tmp("rec-gaps.cap");
 	static const char *const TR[] = { "x" };
 	static const unsigned int SLOT[] = { 0, 2, 3, 4, 8, 9, 10 };
 	struct rec_config cfg = { .capacity = 5, .position = 50, .shots = 1,
@@ -2037,7 +2037,7 @@ static uint64_t kr_evt(unsigned int i)
  */
 static unsigned char *kr_image_ev(unsigned int k, bool done, bool ev, size_t *len)
 {
-	const char *path = "/tmp/hwtel-unit-rec-ring.cap";
+	const char *path = unit_tmp("rec-ring.cap");
 	static const char *const TR[] = { "x", "y" };
 	struct rec_config cfg = { .capacity = KR_N, .position = 50, .shots = 2,
 				  .period_ns = 1000000, .nmetrics = 2, .metric = TR };
@@ -2302,7 +2302,7 @@ TEST(rec_file_ring_killed_with_events)
 /* rec_writer_sync(): 0 on a file with a ring and on one without */
 TEST(rec_file_ring_sync)
 {
-	const char *path = "/tmp/hwtel-unit-rec-sync.cap";
+	const char *path = unit_tmp("rec-sync.cap");
 	char tracks[1][REC_NAME_MAX] = { "x" };
 	struct rec_header h = { .period_ns = 1000000, .capacity = 3, .pre = 2, .shots = 1,
 				.clock = "ns", .command = "unit", .ntracks = 1, .track = tracks,
@@ -2727,7 +2727,7 @@ TEST(rec_counter_counts_events_and_wraps)
  */
 TEST(rec_event_in_file_and_views)
 {
-	const char *path = "/tmp/hwtel-unit-rec-event.cap";
+	const char *path = unit_tmp("rec-event.cap");
 	static const char *const TR[] = { "x" };
 	struct rec_config cfg = { .capacity = 5, .position = 50, .shots = 1,
 				  .period_ns = 1000000, .nmetrics = 1, .metric = TR };

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* TAP runner of the host unit tests. */
-#include <errno.h>
 #include <limits.h>
 #include <locale.h>
 #include <stdarg.h>
@@ -17,12 +16,23 @@ static char unit_dir[PATH_MAX];
 
 const char *unit_tmp(const char *name)
 {
-	static char buf[4][PATH_MAX + 64];
-	static unsigned int k;
-	char *b = buf[k++ % 4];
+	static struct {
+		char name[64];
+		char path[PATH_MAX + 64];
+	} tab[64];
+	static unsigned int n;
+	unsigned int i;
 
-	snprintf(b, sizeof(buf[0]), "%s/%s", unit_dir, name);
-	return b;
+	for (i = 0; i < n; i++)
+		if (!strcmp(tab[i].name, name))
+			return tab[i].path;
+	if (n == 64 || strlen(name) >= sizeof(tab[0].name)) {
+		fprintf(stderr, "unit_tmp: no room for '%s'\n", name);
+		abort();
+	}
+	snprintf(tab[n].name, sizeof(tab[n].name), "%s", name);
+	snprintf(tab[n].path, sizeof(tab[n].path), "%s/%s", unit_dir, name);
+	return tab[n++].path;
 }
 
 const char *unit_fmt(const char *fmt, ...)
@@ -249,7 +259,7 @@ int main(void)
 
 	snprintf(unit_dir, sizeof(unit_dir), "%s/hwtel-unit.XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(unit_dir)) {
+	if (!mkdtemp(unit_dir) || setenv("HWTEL_UNIT_DIR", unit_dir, 1)) {
 		perror(unit_dir);
 		return 1;
 	}
@@ -269,7 +279,7 @@ int main(void)
 		fflush(stdout);
 	}
 	printf("# %d passed, %d failed\n", n - failed, failed);
-	if (rmdir(unit_dir))
-		printf("# %s: %s (a test left a file there)\n", unit_dir, strerror(errno));
+	if (system(unit_fmt("rm -rf -- '%s'", unit_dir)))
+		printf("# could not remove %s\n", unit_dir);
 	return failed ? 1 : 0;
 }

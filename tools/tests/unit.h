@@ -79,10 +79,11 @@ char *unit_slurp(const char *path, size_t *len);
 bool unit_golden(const char *got, const char *path, bool updatable);
 
 /*
- * unit_tmp("x.json"): a path for a scratch file in this run's own directory
- * (mkdtemp under $TMPDIR or /tmp, removed at the end), so that two runs at
- * once (make check's unit stage beside the package build's) never share a
- * file. Four results stay valid at a time.
+ * unit_tmp("x.json"): the path of a scratch file in this run's own
+ * directory (mkdtemp under $TMPDIR or /tmp, removed at the end; also in
+ * $HWTEL_UNIT_DIR for commands), so that two runs at once (make check's
+ * unit stage beside the package build's) never share a file. The same name
+ * gives the same string for the whole run.
  */
 const char *unit_tmp(const char *name);
 /* printf into a static buffer (one at a time), for system()'s commands */
