@@ -145,7 +145,10 @@ echo > "$PCIE_DBG/profile_at"
 echo seed > "$PCIE_DBG/profile"
 
 # --- 9 (+1): two shots, re-armed on the next rising edge -----------------------
-set -- $(fire "$T/shots.rec" 200 busy 400 seed 700 busy -- -p $P -N 20 --position center \
+# The quiet stretch between the two busy starts is 1 s of model time: a
+# recorder stalled for longer than the 300 ms it used to be (a loaded host
+# under TCG) saw no falling edge and took one shot.
+set -- $(fire "$T/shots.rec" 200 busy 400 seed 1400 busy -- -p $P -N 20 --position center \
 	--shots 2 --trigger "$TRIG" -t 5)
 rc "--shots 2: record exits 0" 0 "$(cat "$T/status")" "$T/shots.err"
 "$HW" report --json "$T/shots.rec" > "$T/shots.json"
