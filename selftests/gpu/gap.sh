@@ -28,27 +28,7 @@ A=4200001
 B=4200002
 C=4200003
 
-# wait_for PYTHON-EXPR: until a report line L (a dict) of $W, from line
-# $FROM on, makes it true; print that line's number (0: hwtel ended first)
 W=$T/w.json
-wait_for()
-{
-	python3 - "$W" "$FROM" "$1" "$HWPID" <<'PY'
-import json, os, sys, time
-path, start, expr, hw = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-for _ in range(6000):
-    lines = open(path).read().splitlines()
-    for n, l in enumerate(lines[start:], start + 1):
-        L = json.loads(l)
-        if eval(expr):
-            print(n)
-            sys.exit()
-    if not os.path.exists("/proc/%d" % hw):
-        break
-    time.sleep(0.05)
-print(0)
-PY
-}
 has()
 {
 	echo "[c for c in L['consumers'] if c['pid'] == $1]"
@@ -60,20 +40,20 @@ HWPID=$!
 trap 'kill $HWPID 2>/dev/null; gpu_cleanup' EXIT
 # the first report: recording is on again (it restarts before a report)
 FROM=0
-n0=$(wait_for 'True')
+n0=$(gpu_wait_report 'True')
 ctl "lose stop PP1
 lose stop PP2
 job $A PP1 0 1000000
 job $C PP2 0 1000000"
 FROM=$n0
-n1=$(wait_for "$(has $A)")
+n1=$(gpu_wait_report "$(has $A)")
 # recording n1+1 is on: PP1 idle since the gap, until B
 ctl "job $B PP1 0 2000000"
 FROM=$n1
-n2=$(wait_for "$(has $B)")
+n2=$(gpu_wait_report "$(has $B)")
 # one more report: the textfile holds report n2 (written after it)
 FROM=$n2
-n3=$(wait_for 'True')
+n3=$(gpu_wait_report 'True')
 cp "$T/p.prom" "$T/p3.prom"
 kill -TERM "$HWPID"
 wait "$HWPID"

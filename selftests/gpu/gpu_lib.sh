@@ -84,3 +84,25 @@ gpu_need_model()
 {
 	tool_need_modules "$1" hwtel_sim_mali
 }
+
+# gpu_wait_report PYTHON-EXPR: until a report line L (a dict) of the JSON
+# lines file $W, from line $FROM on, makes it true; print that line's
+# number (0: hwtel, pid $HWPID, ended first). Polls every 50 ms, up to 300 s.
+gpu_wait_report()
+{
+	python3 - "$W" "$FROM" "$1" "$HWPID" <<'PY'
+import json, os, sys, time
+path, start, expr, hw = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+for _ in range(6000):
+    lines = open(path).read().splitlines()
+    for n, l in enumerate(lines[start:], start + 1):
+        L = json.loads(l)
+        if eval(expr):
+            print(n)
+            sys.exit()
+    if not os.path.exists("/proc/%d" % hw):
+        break
+    time.sleep(0.05)
+print(0)
+PY
+}

@@ -37,27 +37,7 @@ for line in sys.stdin:
     print("done", flush=True)
 PY
 
-# wait_for PYTHON-EXPR: until a report line L (a dict) of $W, from line
-# $FROM on, makes it true; print that line's number
 W=$T/w.json
-wait_for()
-{
-	python3 - "$W" "$FROM" "$1" "$HWPID" <<'PY'
-import json, os, sys, time
-path, start, expr, hw = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-for _ in range(6000):
-    lines = open(path).read().splitlines()
-    for n, l in enumerate(lines[start:], start + 1):
-        L = json.loads(l)
-        if eval(expr):
-            print(n)
-            sys.exit()
-    if not os.path.exists("/proc/%d" % hw):
-        break
-    time.sleep(0.05)
-print(0)
-PY
-}
 
 coproc OLD { exec "$T/gpuold" "$T/old.py" "$CTL"; }
 OLDPID=$OLD_PID
@@ -68,29 +48,29 @@ HWPID=$!
 trap 'kill $HWPID 2>/dev/null; gpu_cleanup' EXIT
 # the first report: recording is on again (it restarts before a report)
 FROM=0
-n0=$(wait_for 'True')
+n0=$(gpu_wait_report 'True')
 mine="[c for c in L['consumers'] if c['pid'] == $P]"
 echo "job self PP0 0 1000000" >&"${OLD[1]}"
 read -r -u "${OLD[0]}" _
 FROM=$n0
-n1=$(wait_for "$mine")
+n1=$(gpu_wait_report "$mine")
 echo "job self PP1 0 2000000" >&"${OLD[1]}"
 read -r -u "${OLD[0]}" _
 eval "exec ${OLD[1]}>&-"
 wait "$OLDPID"
 FROM=$n1
-n2=$(wait_for "$mine")
+n2=$(gpu_wait_report "$mine")
 # a new process of the same name: 4 ms, then gone
 "$T/gpuold" -c "import os; os.write(os.open('$CTL', os.O_WRONLY), b'job self PP0 0 4000000\n')"
 FROM=$n2
-n3=$(wait_for "[c for c in L['consumers'] if c['comm'] == 'gpuold' and c['pid'] != $P]")
+n3=$(gpu_wait_report "[c for c in L['consumers'] if c['comm'] == 'gpuold' and c['pid'] != $P]")
 # one more report: both lives ended and are summed per name; its textfile
 # is written after the report, so after one more report the textfile
 # holds it (the textfile is replaced whole: rename)
 FROM=$n3
-n4=$(wait_for 'True')
+n4=$(gpu_wait_report 'True')
 FROM=$n4
-n5=$(wait_for 'True')
+n5=$(gpu_wait_report 'True')
 cp "$T/p.prom" "$T/p4.prom"
 kill -TERM "$HWPID"
 wait "$HWPID"
@@ -152,7 +132,7 @@ W=$T/s.json
 "$HW" gpu -j -w -t 2 --initial-opp 266:1000 > "$W" 2> "$T/s.err" &
 HWPID=$!
 FROM=0
-s0=$(wait_for 'True')
+s0=$(gpu_wait_report 'True')
 coproc STP { exec "$T/gpustep" "$T/old.py" "$CTL"; }
 STPPID=$STP_PID
 read -r -u "${STP[0]}" S
@@ -166,7 +146,7 @@ ln -s "$(command -v python3)" "$T/gpunew"
 echo $((S - 1)) > /proc/sys/kernel/ns_last_pid
 "$T/gpunew" -c 'import os; print(os.getpid())' > "$T/newpid"
 FROM=$s0
-s1=$(wait_for "[c for c in L['consumers'] if c['pid'] == $S]")
+s1=$(gpu_wait_report "[c for c in L['consumers'] if c['pid'] == $S]")
 kill -TERM "$HWPID"
 wait "$HWPID"
 st=$?
