@@ -237,19 +237,30 @@ int rec_writer_open(int fd, const struct rec_header *h, struct rec_writer **out)
 	unsigned int i;
 	int ret;
 
-	if (h->ring_slots && h->nring_events > REC_MAX_EVENTS)
+	/* @fd is ours from here: closed on every failure */
+	if (h->ring_slots && h->nring_events > REC_MAX_EVENTS) {
+		close(fd);
 		return -EINVAL;
+	}
 	for (i = 0; h->ring_slots && i < h->nring_events; i++)
-		if (h->ring_event_track[i] >= h->ntracks)
+		if (h->ring_event_track[i] >= h->ntracks) {
+			close(fd);
 			return -EINVAL;
+		}
 	w = calloc(1, sizeof(*w));
-	if (!w)
+	if (!w) {
+		close(fd);
 		return -ENOMEM;
+	}
 	w->ntracks = h->ntracks;
 	w->ring_events = h->ring_slots ? h->nring_events : 0;
 	w->buf = malloc(rec_slot_bytes(h->ntracks, w->ring_events));
 	w->f = fdopen(fd, "wb");
 	if (!w->f || !w->buf) {
+		if (w->f)
+			fclose(w->f);
+		else
+			close(fd);
 		free(w->buf);
 		free(w);
 		return -ENOMEM;

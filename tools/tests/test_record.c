@@ -2336,6 +2336,13 @@ TEST(rec_file_ring_sync)
 	h.ring_slots = 3;
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	CHECK_EQ(rec_writer_open(fd, &h, &w), -EACCES);
+	CHECK(fcntl(fd, F_GETFD) == -1 && errno == EBADF);	/* the writer closed it */
+	/* a header it refuses: the fd is closed too */
+	h.nring_events = REC_MAX_EVENTS + 1;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	CHECK_EQ(rec_writer_open(fd, &h, &w), -EINVAL);
+	CHECK(fcntl(fd, F_GETFD) == -1 && errno == EBADF);
+	h.nring_events = 0;
 	unlink(path);
 }
 
