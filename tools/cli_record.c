@@ -891,6 +891,7 @@ static int open_event(struct evsrc *es, const char *def)
 			return HWTEL_EXIT_FAIL;
 		}
 	}
+	attr.disabled = 1;		/* enabled just before sampling starts */
 	attr.sample_period = 1;
 	attr.sample_type = PERF_SAMPLE_TIME;
 	attr.sample_id_all = 1;		/* LOST records carry a time */
@@ -1306,6 +1307,23 @@ int hwtel_record_main(int argc, char **argv)
 		goto out;
 	}
 	rec_writer_sink(w, &sink);
+
+	/*
+	 * The --event counters start now, not at their open (before the
+	 * sources and the file were set up): occurrences before the first
+	 * sample's interval would all land on it. The command's start counts.
+	 */
+	for (i = 0; i < r.nev; i++) {
+		unsigned int k;
+
+		for (k = 0; k < r.ev[i].nfd; k++)
+			if (ioctl(r.ev[i].fd[k], PERF_EVENT_IOC_ENABLE, 0)) {
+				fprintf(stderr, "hwtel record: error: --event %s: cannot enable it: %s\n",
+					r.ev[i].name, strerror(errno));
+				status = HWTEL_EXIT_FAIL;
+				goto out;
+			}
+	}
 
 	if (o.command) {
 		sa.sa_handler = on_chld;
