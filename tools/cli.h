@@ -56,10 +56,12 @@ struct rec_engine;
 /*
  * hwtel record --event: every record of one perf ring (the header page at
  * @base, @len bytes mapped, data from @page on before Linux 4.1) to @eng
- * as event @idx, LOST counts added to *@lost; the tail set past them.
+ * as event @idx: a sample an occurrence, a LOST record that many
+ * occurrences and a gap of them (added to *@lost), a THROTTLE record a
+ * throttle gap (counted in *@throttled); the tail set past them.
  */
 int hwtel_rec_ring_drain(void *base, size_t len, size_t page, struct rec_engine *eng,
-			 unsigned int idx, uint64_t *lost);
+			 unsigned int idx, uint64_t *lost, uint64_t *throttled);
 int hwtel_report_main(int argc, char **argv);
 
 /* hwtel nfb (cli_nfb.c); argv[0] is "nfb" */

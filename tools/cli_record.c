@@ -427,7 +427,7 @@ struct evsrc {
 	int *fd;
 	void **base;
 	size_t len;
-	uint64_t lost;
+	uint64_t lost, throttled;
 };
 
 struct recorder {
@@ -937,10 +937,12 @@ static int open_event(struct evsrc *es, const char *def)
 }
 
 /* Every record in @es's rings to the engine as event @idx: a sample is one
- * occurrence at its time, a LOST record that many at its time
+ * occurrence at its time, a LOST record that many at its time and a gap of
+ * them there, a THROTTLE record a throttle gap at its time (an UNTHROTTLE
+ * says nothing the gap does not)
  */
 int hwtel_rec_ring_drain(void *base, size_t len, size_t page, struct rec_engine *eng,
-			 unsigned int idx, uint64_t *lost)
+			 unsigned int idx, uint64_t *lost, uint64_t *throttled)
 {
 	struct perf_event_mmap_page *pg = base;
 	/* data_offset and data_size are 0 before Linux 4.1: page 1 on */
@@ -965,8 +967,15 @@ int hwtel_rec_ring_drain(void *base, size_t len, size_t page, struct rec_engine 
 		if (hdr.type == PERF_RECORD_SAMPLE && hdr.size >= 16) {
 			ret = rec_engine_event(eng, idx, v[0], 1);	/* time */
 		} else if (hdr.type == PERF_RECORD_LOST && hdr.size >= 32) {
-			*lost += v[1];	/* id, lost, time */
+			/* id, lost, time: that many occurrences, and a gap */
+			*lost += v[1];
 			ret = rec_engine_event(eng, idx, v[2], v[1]);
+			if (!ret)
+				ret = rec_engine_event_gap(eng, idx, v[2], REC_GAP_LOST, v[1]);
+		} else if (hdr.type == PERF_RECORD_THROTTLE && hdr.size >= 32) {
+			/* time, id, stream_id: stopped until the unthrottle */
+			(*throttled)++;
+			ret = rec_engine_event_gap(eng, idx, v[0], REC_GAP_THROTTLED, 1);
 		}
 		tail += hdr.size;
 	}
@@ -981,7 +990,7 @@ static int drain_event(struct evsrc *es, unsigned int idx, struct rec_engine *en
 
 	for (i = 0; i < es->nfd && !ret; i++)
 		ret = hwtel_rec_ring_drain(es->base[i], es->len, es->len / (1 + EV_PAGES), eng,
-					   idx, &es->lost);
+					   idx, &es->lost, &es->throttled);
 	return ret;
 }
 
@@ -1505,6 +1514,11 @@ finish:
 		if (r.ev[i].lost)
 			fprintf(stderr, "hwtel record: --event %s: %llu occurrences had no room in the ring (counted at the sample of the loss record)\n",
 				r.ev[i].name, (unsigned long long)r.ev[i].lost);
+	for (i = 0; i < r.nev && !o.quiet; i++)
+		if (r.ev[i].throttled)
+			fprintf(stderr, "hwtel record: --event %s: the kernel throttled it %llu time%s (its occurrences until the unthrottle neither recorded nor counted)\n",
+				r.ev[i].name, (unsigned long long)r.ev[i].throttled,
+				r.ev[i].throttled == 1 ? "" : "s");
 	if (child > 0 && !command_done) {
 		int wst;
 

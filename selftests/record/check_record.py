@@ -299,6 +299,47 @@ def event(base):
         [x for x in tr if x["ph"] == "i"]
 
 
+def lost(base, k, fit):
+    """An --event ring that lost k - fit of k + 1 occurrences: one gap of
+    kind lost, its count k - fit, its event sig, in the totals; the counter
+    n (count sig) ends at k + 1, the lost ones counted; the gap's sample
+    holds them (and possibly the one occurrence that brought the loss
+    record, stamped with it); the same gap in the CSV, text, trace and SVG
+    views."""
+    k, fit = int(k), int(fit)
+    lost = k - fit
+    c = load(base + ".json")
+    assert c["complete"]
+    g = [x for x in c["gaps"] if x["kind"] not in ("late", "stale")]
+    assert len(g) == 1, g
+    g = g[0]
+    assert g["kind"] == "lost" and g["event"] == "sig" and g["count"] == lost, g
+    assert c["lost_occurrences"] == lost and c["throttles"] == 0, \
+        (c["lost_occurrences"], c["throttles"])
+    assert len(c["shots"]) == 1 and g["shot"] == 0, c["shots"][0]["cause"]
+    sm = c["shots"][0]["samples"]
+    n, sig = c["tracks"].index("n"), c["tracks"].index("sig")
+    assert sm[-1]["values"][n] == k + 1, sm[-1]["values"][n]
+    assert sm[g["before_sample"]]["values"][sig] in (lost, lost + 1), \
+        sm[g["before_sample"]]["values"][sig]
+    with open(os.path.join(D, base + ".csv")) as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["gap_lost"]) for r in rows] == \
+        [lost if i == g["before_sample"] else 0 for i in range(len(rows))]
+    assert all(r["gap_throttled"] == "0" for r in rows)
+    with open(os.path.join(D, base + ".txt")) as f:
+        txt = f.read()
+    want = "sig: %d occurrences lost (no room in its perf ring; counted, not timed)" % lost
+    assert ("~~~      gap " in txt and want in txt and
+            ", %d event occurrences lost, 0 throttles\n" % lost in txt), txt[:600]
+    ev = load(base + ".trace.json")["traceEvents"]
+    assert [e["ts"] for e in ev if e["name"] == "gap: " + want] == [g["mono_ns"] / 1e3], \
+        [e for e in ev if e["ph"] == "i"]
+    doc = xml.dom.minidom.parse(os.path.join(D, base + ".svg"))
+    assert [x for x in doc.getElementsByTagName("title") if x.firstChild.data == want], \
+        "no gap line titled " + want
+
+
 def stale(name):
     with open(os.path.join(D, name)) as f:
         rows = list(csv.DictReader(f))

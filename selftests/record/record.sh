@@ -13,7 +13,7 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 57
+tap_plan 61
 
 TRIG='pcie.ep0.rq0.mfb_stall_pct > 1'
 N=40
@@ -330,6 +330,61 @@ rc "--event tracepoint: record exits 0" 0 $? "$T/ev.err"
 	"$HW" report --trace -o "$T/ev.trace.json" "$T/ev.rec"
 tap_eq "--event tracepoint: the views exit 0" "0" "$?"
 check event "--event tracepoint: one exit, the trigger sample's interval holds its time, in JSON, CSV, text and trace" ev
+
+# --- 13c (+4): an --event ring with no room: the lost occurrences are data -------
+# signal:signal_generate of SIGUSR2 to a bash named hwtelsig, which ignores
+# it: one occurrence per 'kill' builtin, on CPU 0 as the recorder. With the
+# recorder stopped, K of them fill its CPU 0 ring of 8 pages: FIT records
+# of 16 bytes (one slot short of full, as the kernel leaves it) and
+# K - FIT lost. Once it has read the FIT (its counter n says so), one more
+# occurrence brings the kernel's LOST record of K - FIT with it: a gap of
+# kind lost in every view, n = K + 1 (lost occurrences count), the summary
+# line on stderr.
+K=3000
+FIT=$(($(getconf PAGESIZE) * 8 / 16 - 1))
+ln -sf "$(type -P bash)" "$T/hwtelsig"
+# wait_counter FILE N: until a sample in FILE's file ring has the counter n
+# at N (the recorder read that many occurrences), at most 20 s
+wait_counter()
+{
+	local i
+
+	for ((i = 0; i < 400; i++)); do
+		"$HW" report --csv "$1" 2>/dev/null | awk -F, -v n="$2" \
+			'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "n") c = k; next }
+			 c && $c == n { f = 1 } END { exit !f }' && return 0
+		sleep 0.05
+	done
+	return 1
+}
+taskset -c 0 "$HW" record -o "$T/lost.rec" -p $P -N 2000 --position end -t 60 \
+	--event 'sig=signal:signal_generate if sig == 12 && comm == "hwtelsig"' \
+	--counter 'n count sig' 2> "$T/lost.err" &
+pid=$!
+# a sample in its file ring: it samples, so its event is enabled
+wait_nonempty "$T/lost.rec"
+wait_ring "$T/lost.rec" 1
+kill -STOP $pid
+# shellcheck disable=SC2016 # the inner shell's $$
+taskset -c 0 "$T/hwtelsig" -c 'trap "" USR2; for ((i = 0; i < '$K'; i++)); do kill -USR2 $$; done'
+kill -CONT $pid
+wait_counter "$T/lost.rec" $FIT
+# shellcheck disable=SC2016
+taskset -c 0 "$T/hwtelsig" -c 'trap "" USR2; kill -USR2 $$'
+kill -USR1 $pid
+wait $pid
+rc "--event ring with no room: record exits 0" 0 $? "$T/lost.err"
+"$HW" report --json "$T/lost.rec" > "$T/lost.json" &&
+	"$HW" report --csv "$T/lost.rec" > "$T/lost.csv" &&
+	"$HW" report --context 0 "$T/lost.rec" > "$T/lost.txt" &&
+	"$HW" report --trace -o "$T/lost.trace.json" "$T/lost.rec" &&
+	"$HW" report --svg -m n -o "$T/lost.svg" "$T/lost.rec"
+tap_eq "--event ring with no room: the views exit 0" "0" "$?"
+tap_eq "--event ring with no room: the summary counts the $((K - FIT)) lost" \
+	"hwtel record: --event sig: $((K - FIT)) occurrences had no room in the ring (counted at the sample of the loss record)" \
+	"$(grep -e '--event sig' "$T/lost.err")"
+check lost "--event ring with no room: one gap of $((K - FIT)) lost occurrences of sig in JSON, CSV, text, trace and SVG; n = $((K + 1))" \
+	lost $K $FIT
 
 # --- 14-19: bad input, status 2, no capture file --------------------------------------
 bad()

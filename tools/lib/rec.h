@@ -101,6 +101,15 @@ struct rec_counter {
 enum rec_gap_kind {
 	REC_GAP_LATE = 1,	/* count periods missed: the recorder was late */
 	REC_GAP_STALE = 2,	/* count reads that got no new snapshot (their values NaN) */
+	/* an --event's (with its track): count occurrences its perf ring had
+	 * no room for (PERF_RECORD_LOST; they count as occurrences too)
+	 */
+	REC_GAP_LOST = 3,
+	/* an --event's: count times the kernel throttled it
+	 * (PERF_RECORD_THROTTLE; its occurrences until it was unthrottled
+	 * were neither recorded nor counted)
+	 */
+	REC_GAP_THROTTLED = 4,
 };
 
 /* the gaps just before one sample: the first time and the count, by kind */
@@ -113,6 +122,10 @@ struct rec_gaps {
  */
 struct rec_evsum {
 	uint64_t first, n;
+	/* its gaps (REC_GAP_LOST, REC_GAP_THROTTLED): the first's time, the
+	 * count (0: none); the file ring does not carry them
+	 */
+	uint64_t lost_t, lost, thr_t, thr;
 };
 
 /* Where the engine puts what it keeps. Each returns 0 or a negative errno. */
@@ -143,6 +156,12 @@ struct rec_sink {
 	 * interval, the first at @t_ns (after the gaps; may be NULL)
 	 */
 	int (*event)(void *ctx, uint64_t t_ns, unsigned int track, uint64_t count);
+	/* a gap of the event of @track (REC_GAP_LOST, REC_GAP_THROTTLED) in
+	 * the next sample's interval, the first at @t_ns (after the sample's
+	 * other gaps, before its events; may be NULL)
+	 */
+	int (*event_gap)(void *ctx, uint64_t t_ns, enum rec_gap_kind kind, unsigned int track,
+			 uint64_t count);
 };
 
 struct rec_config {
@@ -183,6 +202,16 @@ int rec_engine_add_event(struct rec_engine *e, const char *name, char *err, size
  * pushed already. 0, -EINVAL (no such event) or -ENOMEM.
  */
 int rec_engine_event(struct rec_engine *e, unsigned int ev, uint64_t t_ns, uint64_t count);
+/*
+ * A gap of event @ev at @t_ns: @count occurrences its ring had no room for
+ * (REC_GAP_LOST; report them with rec_engine_event too, if they are to be
+ * counted) or @count throttles by the kernel (REC_GAP_THROTTLED). It goes
+ * to the sample rec_engine_event would count an occurrence at @t_ns in,
+ * as a gap record with the event's track before it. 0, -EINVAL (no such
+ * event or kind) or -ENOMEM.
+ */
+int rec_engine_event_gap(struct rec_engine *e, unsigned int ev, uint64_t t_ns,
+			 enum rec_gap_kind kind, uint64_t count);
 int rec_engine_set_trigger(struct rec_engine *e, const char *text, char *err, size_t errsize);
 /* "COND => ACTION": the action runs on every rising edge of COND. */
 int rec_engine_add_feedback(struct rec_engine *e, const char *text, char *err, size_t errsize);
@@ -251,7 +280,8 @@ enum rec_rtype {
 	REC_R_END = 'Z',	/* uvarint shots, u64 samples */
 	REC_R_PERIOD = 'P',	/* u64 period_ns of the samples that follow (v2) */
 	REC_R_GAP = 'G',	/* u64 mono_ns, u8 kind, uvarint count: lost just
-				 * before the next sample (v2) */
+				 * before the next sample (v2); kinds 3 and 4
+				 * (an event's) then uvarint track */
 	REC_R_EVENT = 'V',	/* u64 mono_ns of the first occurrence, uvarint
 				 * track, uvarint count: an event's occurrences
 				 * in the next sample's interval (v2) */
@@ -338,6 +368,7 @@ struct rec_gap {
 	enum rec_gap_kind kind;
 	uint64_t count;
 	unsigned int sample;		/* the sample after it (into samples) */
+	unsigned int track;		/* REC_GAP_LOST, _THROTTLED: the event's */
 };
 
 struct rec_event {
@@ -362,6 +393,7 @@ struct rec_capture {
 	unsigned int ngaps;
 	struct rec_gap *gaps;
 	uint64_t missed_periods, stale_reads;	/* the gaps' totals */
+	uint64_t lost_occurrences, throttles;	/* the events' gaps' totals */
 	/* version 3: the file ring, read only when the end record is absent */
 	unsigned int ring_valid;	/* slots whose checksum holds */
 	unsigned int ring_torn;		/* written slots whose checksum fails */

@@ -21,6 +21,9 @@
  * reads lies after that sample's time. They wait in a pending list; a push
  * at time t takes those at t or before. The sample keeps, per event, the
  * first time and the count, and they go to the sink with it, as gaps do.
+ * An event's own gaps (rec_engine_event_gap: occurrences its perf ring
+ * lost, throttles) travel the same way and go to the sink as gaps with the
+ * event's track.
  *
  * The trigger fires on the rising edge of its condition (after its hold):
  * a condition that still holds when the engine re-arms must fail once
@@ -40,10 +43,11 @@ struct feedback {
 	bool was;
 };
 
-/* an event occurrence not yet counted */
+/* an event occurrence not yet counted, or a gap of the event (kind) */
 struct pending {
 	uint64_t t, n;
 	unsigned int ev;
+	enum rec_gap_kind kind;	/* 0: occurrences */
 };
 
 struct rec_engine {
@@ -380,7 +384,8 @@ int rec_engine_add_event(struct rec_engine *e, const char *name, char *err, size
 	return 0;
 }
 
-int rec_engine_event(struct rec_engine *e, unsigned int ev, uint64_t t_ns, uint64_t count)
+static int pend(struct rec_engine *e, unsigned int ev, uint64_t t_ns, uint64_t count,
+		enum rec_gap_kind kind)
 {
 	if (ev >= e->nevents)
 		return -EINVAL;
@@ -395,8 +400,21 @@ int rec_engine_event(struct rec_engine *e, unsigned int ev, uint64_t t_ns, uint6
 		e->pend = p;
 		e->pendcap = cap;
 	}
-	e->pend[e->npend++] = (struct pending){ .t = t_ns, .n = count, .ev = ev };
+	e->pend[e->npend++] = (struct pending){ .t = t_ns, .n = count, .ev = ev, .kind = kind };
 	return 0;
+}
+
+int rec_engine_event(struct rec_engine *e, unsigned int ev, uint64_t t_ns, uint64_t count)
+{
+	return pend(e, ev, t_ns, count, 0);
+}
+
+int rec_engine_event_gap(struct rec_engine *e, unsigned int ev, uint64_t t_ns,
+			 enum rec_gap_kind kind, uint64_t count)
+{
+	if (kind != REC_GAP_LOST && kind != REC_GAP_THROTTLED)
+		return -EINVAL;
+	return pend(e, ev, t_ns, count, kind);
 }
 
 int rec_engine_set_trigger(struct rec_engine *e, const char *text, char *err, size_t errsize)
@@ -527,7 +545,7 @@ static int note_act(struct rec_engine *e, const struct rec_sink *sink, uint64_t 
 	return sink->note(sink->ctx, t, buf);
 }
 
-/* this sample's events: the pending ones at @t or before */
+/* this sample's events and their gaps: the pending ones at @t or before */
 static void take_events(struct rec_engine *e, uint64_t t)
 {
 	size_t i, keep = 0;
@@ -536,14 +554,18 @@ static void take_events(struct rec_engine *e, uint64_t t)
 	for (i = 0; i < e->npend; i++) {
 		struct pending *p = &e->pend[i];
 		struct rec_evsum *s = &e->ev[p->ev];
+		uint64_t *first = p->kind == REC_GAP_LOST ? &s->lost_t :
+				  p->kind == REC_GAP_THROTTLED ? &s->thr_t : &s->first;
+		uint64_t *n = p->kind == REC_GAP_LOST ? &s->lost :
+			      p->kind == REC_GAP_THROTTLED ? &s->thr : &s->n;
 
 		if (p->t > t) {
 			e->pend[keep++] = *p;
 			continue;
 		}
-		if (!s->n || p->t < s->first)
-			s->first = p->t;
-		s->n += p->n;
+		if (!*n || p->t < *first)
+			*first = p->t;
+		*n += p->n;
 	}
 	e->npend = keep;
 }
@@ -595,6 +617,20 @@ static int put_sample(struct rec_engine *e, const struct rec_sink *sink, uint64_
 			return ret;
 	}
 
+	for (i = 0; i < e->nevents && sink->event_gap; i++) {
+		if (ev[i].lost) {
+			ret = sink->event_gap(sink->ctx, ev[i].lost_t, REC_GAP_LOST,
+					      e->cfg.nmetrics + i, ev[i].lost);
+			if (ret)
+				return ret;
+		}
+		if (ev[i].thr) {
+			ret = sink->event_gap(sink->ctx, ev[i].thr_t, REC_GAP_THROTTLED,
+					      e->cfg.nmetrics + i, ev[i].thr);
+			if (ret)
+				return ret;
+		}
+	}
 	for (i = 0; i < e->nevents && sink->event; i++) {
 		if (!ev[i].n)
 			continue;

@@ -423,6 +423,20 @@ static int w_gap(void *ctx, uint64_t t, enum rec_gap_kind kind, uint64_t count)
 	return w_rec(w, REC_R_GAP, b, n, NULL, 0);
 }
 
+static int w_event_gap(void *ctx, uint64_t t, enum rec_gap_kind kind, unsigned int track,
+		       uint64_t count)
+{
+	struct rec_writer *w = ctx;
+	unsigned char b[32];
+	size_t n = 0;
+
+	n += put_u64(b + n, t);
+	b[n++] = (unsigned char)kind;
+	n += rec_put_uvarint(b + n, count);
+	n += rec_put_uvarint(b + n, track);
+	return w_rec(w, REC_R_GAP, b, n, NULL, 0);
+}
+
 static int w_event(void *ctx, uint64_t t, unsigned int track, uint64_t count)
 {
 	struct rec_writer *w = ctx;
@@ -501,6 +515,7 @@ void rec_writer_sink(struct rec_writer *w, struct rec_sink *s)
 	s->ring = w_ring;
 	s->event = w_event;
 	s->gap = w_gap;
+	s->event_gap = w_event_gap;
 	s->ctx = w;
 	s->period = w_period;
 	s->shot_begin = w_shot_begin;
@@ -780,9 +795,20 @@ static long decode(struct reader *r, unsigned char type, const unsigned char *p,
 		if (!k)
 			return 0;
 		/* a kind this reader does not know: skipped like a record */
-		if (p[8] != REC_GAP_LATE && p[8] != REC_GAP_STALE) {
+		if (p[8] < REC_GAP_LATE || p[8] > REC_GAP_THROTTLED) {
 			c->nskipped++;
 			return (long)(9 + k);
+		}
+		/* an event's gap: its track follows */
+		n = 0;
+		if (p[8] == REC_GAP_LOST || p[8] == REC_GAP_THROTTLED) {
+			n = rec_get_uvarint(p + 9 + k, len - 9 - k, &b);
+			if (!n)
+				return 0;
+			if (b >= c->h.ntracks) {
+				rerr(r->err, r->errsize, "corrupt capture: a gap record names no track");
+				return DEC_CORRUPT;
+			}
 		}
 		g = grow(c->gaps, c->ngaps, &r->gcap, sizeof(*c->gaps));
 		if (!g)
@@ -793,14 +819,19 @@ static long decode(struct reader *r, unsigned char type, const unsigned char *p,
 		g->kind = (enum rec_gap_kind)p[8];
 		g->count = a;
 		g->sample = c->nsamples;
+		g->track = n ? (unsigned int)b : 0;
 		if (g->kind == REC_GAP_LATE) {
 			r->missed += a;
 			c->missed_periods += a;
-		} else {
+		} else if (g->kind == REC_GAP_STALE) {
 			r->stale += a;
 			c->stale_reads += a;
+		} else if (g->kind == REC_GAP_LOST) {
+			c->lost_occurrences += a;
+		} else {
+			c->throttles += a;
 		}
-		return (long)(9 + k);
+		return (long)(9 + k + n);
 	}
 	case REC_R_EVENT: {
 		struct rec_event *ev;

@@ -103,37 +103,70 @@ static int colw(const char *name)
 	return n > 14 ? (int)n : 14;
 }
 
-static const char *gap_text(char *buf, size_t size, const struct rec_gap *g)
+static const char *gap_text(char *buf, size_t size, const struct rec_capture *c,
+			    const struct rec_gap *g)
 {
+	const char *ev = g->track < c->h.ntracks ? c->h.track[g->track] : "?";
+
 	if (g->kind == REC_GAP_LATE)
 		snprintf(buf, size, "%llu period%s missed (the recorder was late)",
 			 (unsigned long long)g->count, g->count == 1 ? "" : "s");
-	else
+	else if (g->kind == REC_GAP_STALE)
 		snprintf(buf, size, "%llu stale read%s (no new snapshot)",
 			 (unsigned long long)g->count, g->count == 1 ? "" : "s");
+	else if (g->kind == REC_GAP_LOST)
+		snprintf(buf, size, "%s: %llu occurrence%s lost (no room in its perf ring; counted, not timed)",
+			 ev, (unsigned long long)g->count, g->count == 1 ? "" : "s");
+	else
+		snprintf(buf, size, "%s: throttled %llu time%s by the kernel (occurrences until the unthrottle neither recorded nor counted)",
+			 ev, (unsigned long long)g->count, g->count == 1 ? "" : "s");
 	return buf;
 }
 
 /* "gaps: M periods missed, S stale reads" over gaps before samples
- * [first, first + n)
+ * [first, first + n), then ", L event occurrences lost, T throttles" when
+ * an event had gaps in the file
  */
 static const char *gap_sum(char *buf, size_t size, const struct rec_capture *c,
 			   unsigned int first, unsigned int n)
 {
-	uint64_t m = 0, st = 0;
+	uint64_t m = 0, st = 0, lo = 0, th = 0;
 	unsigned int i;
+	int len;
 
 	for (i = 0; i < c->ngaps; i++) {
 		if (c->gaps[i].sample < first || c->gaps[i].sample - first >= n)
 			continue;
 		if (c->gaps[i].kind == REC_GAP_LATE)
 			m += c->gaps[i].count;
-		else
+		else if (c->gaps[i].kind == REC_GAP_STALE)
 			st += c->gaps[i].count;
+		else if (c->gaps[i].kind == REC_GAP_LOST)
+			lo += c->gaps[i].count;
+		else
+			th += c->gaps[i].count;
 	}
-	snprintf(buf, size, "gaps: %llu period%s missed, %llu stale read%s",
-		 (unsigned long long)m, m == 1 ? "" : "s", (unsigned long long)st, st == 1 ? "" : "s");
+	len = snprintf(buf, size, "gaps: %llu period%s missed, %llu stale read%s",
+		       (unsigned long long)m, m == 1 ? "" : "s", (unsigned long long)st,
+		       st == 1 ? "" : "s");
+	if ((c->lost_occurrences || c->throttles) && len > 0 && (size_t)len < size)
+		snprintf(buf + len, size - (size_t)len,
+			 ", %llu event occurrence%s lost, %llu throttle%s",
+			 (unsigned long long)lo, lo == 1 ? "" : "s", (unsigned long long)th,
+			 th == 1 ? "" : "s");
 	return buf;
+}
+
+/* the count of the gaps of @kind just before sample @s */
+static uint64_t gaps_at(const struct rec_capture *c, unsigned int s, enum rec_gap_kind kind)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->ngaps; i++)
+		if (c->gaps[i].sample == s && c->gaps[i].kind == kind)
+			n += c->gaps[i].count;
+	return n;
 }
 
 /* Is track @t an event's (does an event record name it)? */
@@ -188,7 +221,7 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 	for (i = 0; i < c->nnotes; i++)
 		fprintf(f, "note: %s\n", c->notes[i].text);
 	if (c->ngaps) {
-		char g[96];
+		char g[160];
 
 		fprintf(f, "%s\n", gap_sum(g, sizeof(g), c, 0, UINT_MAX));
 	}
@@ -222,7 +255,7 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 		for (i = 0; i < sh->nsamples; i++) {
 			const struct rec_sample *sm = &c->samples[sh->first + i];
 			long rel = ti >= 0 ? (long)i - ti : (long)i;
-			char v[96];
+			char v[REC_NAME_MAX + 160];
 			unsigned int g;
 
 			/* around the trigger, or the last samples before a cut */
@@ -235,7 +268,7 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 				if (c->gaps[g].sample == sh->first + i)
 					fprintf(f, "%-3s %8s %+12.3f %s\n", "~~~", "gap",
 						((double)c->gaps[g].mono_ns - (double)t0) / 1e6,
-						gap_text(v, sizeof(v), &c->gaps[g]));
+						gap_text(v, sizeof(v), c, &c->gaps[g]));
 			for (g = 0; g < c->nevents; g++)
 				if (c->events[g].sample == sh->first + i)
 					fprintf(f, "%-3s %8s %+12.3f %s: %llu occurrence%s\n", "***",
@@ -268,6 +301,9 @@ static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_
 	for (k = 0; k < n; k++)
 		fprintf(f, ",%s", c->h.track[tr(o, k)]);
 	fputs(",gap_missed,gap_stale", f);
+	/* an event's gaps, when the file has any */
+	if (c->lost_occurrences || c->throttles)
+		fputs(",gap_lost,gap_throttled", f);
 	/* the first occurrence's time per event track that has events */
 	for (k = 0; k < c->h.ntracks; k++)
 		if (event_track(c, k))
@@ -300,6 +336,11 @@ static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_
 			}
 			fprintf(f, ",%llu,%llu", (unsigned long long)sm->missed,
 				(unsigned long long)sm->stale);
+			if (c->lost_occurrences || c->throttles)
+				fprintf(f, ",%llu,%llu",
+					(unsigned long long)gaps_at(c, sh->first + i, REC_GAP_LOST),
+					(unsigned long long)gaps_at(c, sh->first + i,
+								    REC_GAP_THROTTLED));
 			for (k = 0; k < c->h.ntracks; k++) {
 				const struct rec_event *ev = event_at(c, sh->first + i, k);
 
@@ -345,6 +386,8 @@ static int view_json(FILE *f, const struct rec_capture *c, const struct rec_view
 	hj_arr_end(&j);
 	hj_key(&j, "missed_periods"); hj_u64(&j, c->missed_periods);
 	hj_key(&j, "stale_reads"); hj_u64(&j, c->stale_reads);
+	hj_key(&j, "lost_occurrences"); hj_u64(&j, c->lost_occurrences);
+	hj_key(&j, "throttles"); hj_u64(&j, c->throttles);
 	hj_key(&j, "gaps");
 	hj_arr_begin(&j);
 	for (i = 0; i < c->ngaps; i++) {
@@ -352,8 +395,14 @@ static int view_json(FILE *f, const struct rec_capture *c, const struct rec_view
 
 		hj_obj_begin(&j);
 		hj_key(&j, "mono_ns"); hj_u64(&j, g->mono_ns);
-		hj_key(&j, "kind"); hj_str(&j, g->kind == REC_GAP_LATE ? "late" : "stale");
+		hj_key(&j, "kind");
+		hj_str(&j, g->kind == REC_GAP_LATE ? "late" : g->kind == REC_GAP_STALE ? "stale" :
+			   g->kind == REC_GAP_LOST ? "lost" : "throttled");
 		hj_key(&j, "count"); hj_u64(&j, g->count);
+		if (g->kind == REC_GAP_LOST || g->kind == REC_GAP_THROTTLED) {
+			hj_key(&j, "event");
+			hj_str(&j, g->track < c->h.ntracks ? c->h.track[g->track] : "?");
+		}
 		/* the sample after it; null after the last sample */
 		hj_key(&j, "shot");
 		if (g->sample < c->nsamples)
@@ -523,9 +572,9 @@ static int view_trace(FILE *f, const struct rec_capture *c, const struct rec_vie
 		}
 	}
 	for (i = 0; i < c->ngaps; i++) {
-		char name[96] = "gap: ";
+		char name[REC_NAME_MAX + 160] = "gap: ";
 
-		gap_text(name + 5, sizeof(name) - 5, &c->gaps[i]);
+		gap_text(name + 5, sizeof(name) - 5, c, &c->gaps[i]);
 		hj_obj_begin(&j);
 		hj_key(&j, "name"); hj_str(&j, name);
 		hj_key(&j, "ph"); hj_str(&j, "i");
@@ -599,7 +648,7 @@ static int view_svg(FILE *f, const struct rec_capture *c, const struct rec_view_
 	const struct rec_shot *sh = NULL;
 	unsigned int s, i, k, n = ntr(c, o);
 	double x0, x1;
-	char gname[96];
+	char gname[REC_NAME_MAX + 160];
 	int H;
 
 	if (n > 16)
@@ -670,7 +719,7 @@ static int view_svg(FILE *f, const struct rec_capture *c, const struct rec_view_
 			gx = fmin(fmax(L + ((double)g->mono_ns - x0) / (x1 - x0) * (W - L - R), L), W - R);
 			fprintf(f, "<line class=\"gap\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"orange\" stroke-dasharray=\"3,2\"><title>",
 				gx, y, gx, y + PH);
-			xml_text(f, gap_text(gname, sizeof(gname), g));
+			xml_text(f, gap_text(gname, sizeof(gname), c, g));
 			fputs("</title></line>\n", f);
 		}
 		fprintf(f, "<text x=\"%d\" y=\"%d\">", L + 4, y + 12);

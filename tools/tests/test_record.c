@@ -2846,7 +2846,7 @@ TEST(rec_event_ring_reader_wraps)
 	struct rec_engine *e = engine(4, 0, 1);
 	struct rec_sink s = { .shot_begin = ev_begin, .sample = ev_sample, .event = ev_event };
 	struct evmem m = { 0 };
-	uint64_t nlost = 0;
+	uint64_t nlost = 0, nthr = 0;
 	double x = 0;
 	char err[200];
 
@@ -2861,7 +2861,7 @@ TEST(rec_event_ring_reader_wraps)
 	memcpy(data + 16, lost, 24);
 	CHECK_EQ(rec_engine_add_event(e, "died", err, sizeof(err)), 0);
 	CHECK_EQ(rec_engine_set_trigger(e, "died > 0", err, sizeof(err)), 0);
-	CHECK_EQ(hwtel_rec_ring_drain(ring, sizeof(ring), 4096, e, 0, &nlost), 0);
+	CHECK_EQ(hwtel_rec_ring_drain(ring, sizeof(ring), 4096, e, 0, &nlost, &nthr), 0);
 	CHECK_U64(pg->data_tail, 64 + 56 + 48);
 	CHECK_U64(nlost, 5);
 	rec_engine_push(e, 6000000, &x, REC_CAUSE_NONE, NULL, 0, NULL, &s);
@@ -2870,7 +2870,168 @@ TEST(rec_event_ring_reader_wraps)
 	CHECK_U64(m.count[0], 6);
 	CHECK_NEAR(m.died[0], 6, 0);
 	/* nothing new: nothing read */
-	CHECK_EQ(hwtel_rec_ring_drain(ring, sizeof(ring), 4096, e, 0, &nlost), 0);
+	CHECK_EQ(hwtel_rec_ring_drain(ring, sizeof(ring), 4096, e, 0, &nlost, &nthr), 0);
 	CHECK_U64(pg->data_tail, 64 + 56 + 48);
 	rec_engine_free(e);
 }
+
+/*
+ * hwtel record --event's ring reader on a ring whose kernel had no room
+ * and throttled the event: a SAMPLE, a LOST record of 953 occurrences, a
+ * THROTTLE and its UNTHROTTLE (40 bytes each with sample_id_all), a SAMPLE.
+ * All in the interval of sample 7, the trigger ('died > 0'): 955
+ * occurrences (the lost ones counted), and before the sample a gap of 953
+ * lost occurrences and one of 1 throttle, with the event's track, in the
+ * file and in every view; the totals in the capture and the text view.
+ */
+TEST(rec_event_ring_lost_and_throttled)
+{
+	const char *path = unit_tmp("rec-evgap.cap");
+	static unsigned char ring[4096 + 256] __attribute__((aligned(8)));
+	struct perf_event_mmap_page *pg = (struct perf_event_mmap_page *)ring;
+	unsigned char *data = ring + 4096;
+	static const char *const TR[] = { "x" };
+	struct rec_config cfg = { .capacity = 5, .position = 50, .shots = 1,
+				  .period_ns = 1000000, .nmetrics = 1, .metric = TR };
+	char tracks[2][REC_NAME_MAX] = { "x", "died" };
+	struct rec_header h = { .period_ns = 1000000, .capacity = 5, .shots = 1, .pre = 2,
+				.position = 50, .clock = "ns", .command = "unit",
+				.ntracks = 2, .track = tracks };
+	struct rec_engine *e = rec_engine_new(&cfg, NULL, 0);
+	const uint64_t t6 = gap_t(6);
+	const struct {
+		uint32_t type;
+		uint16_t misc, size;
+		uint64_t v[4];
+	} rec[] = {
+		{ PERF_RECORD_SAMPLE, 0, 16, { t6 + 100000 } },
+		{ PERF_RECORD_LOST, 0, 32, { 7, 953, t6 + 200000 } },
+		{ PERF_RECORD_THROTTLE, 0, 40, { t6 + 300000, 7, 7, t6 + 300000 } },
+		{ PERF_RECORD_UNTHROTTLE, 0, 40, { t6 + 900000, 7, 7, t6 + 900000 } },
+		{ PERF_RECORD_SAMPLE, 0, 16, { t6 + 950000 } },
+	};
+	struct rec_capture c;
+	struct rec_writer *w;
+	struct rec_sink s = { 0 };
+	uint64_t nlost = 0, nthr = 0, at = 0;
+	char err[200] = "", *buf = NULL;
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < sizeof(rec) / sizeof(rec[0]); i++) {
+		memcpy(data + at, &rec[i], 8);
+		memcpy(data + at + 8, rec[i].v, rec[i].size - 8u);
+		at += rec[i].size;
+	}
+	pg->data_offset = 4096;
+	pg->data_size = 256;
+	pg->data_tail = 0;
+	pg->data_head = at;
+	CHECK_EQ(rec_engine_add_event(e, "died", NULL, 0), 0);
+	CHECK_EQ(rec_engine_set_trigger(e, "died > 0", NULL, 0), 0);
+	/* only these kinds are an event's gaps */
+	CHECK_EQ(rec_engine_event_gap(e, 0, t6, REC_GAP_LATE, 1), -EINVAL);
+	CHECK_EQ(rec_engine_event_gap(e, 1, t6, REC_GAP_LOST, 1), -EINVAL);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK_EQ(rec_writer_open(fd, &h, &w), 0);
+	rec_writer_set_clock(w, 0);
+	rec_writer_sink(w, &s);
+	for (i = 0; i < 12; i++) {
+		double v[1] = { i };
+
+		if (i == 7) {	/* after the reads of sample 7, as the recorder */
+			CHECK_EQ(hwtel_rec_ring_drain(ring, sizeof(ring), 4096, e, 0, &nlost,
+						      &nthr), 0);
+			CHECK_U64(pg->data_tail, at);
+		}
+		CHECK(rec_engine_push(e, gap_t(i), v, REC_CAUSE_NONE, NULL, 0, NULL, &s) >= 0);
+	}
+	CHECK_EQ(rec_engine_finish(e, &s), 0);
+	CHECK_EQ(rec_writer_close(w, true), 0);
+	rec_engine_free(e);
+	CHECK_U64(nlost, 953);
+	CHECK_U64(nthr, 1);
+	CHECK_EQ(rec_read(path, &c, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
+	CHECK_EQ(c.nskipped, 0);
+	CHECK_EQ(c.nsamples, 5);
+	CHECK_U64(c.shots[0].trig_mono_ns, gap_t(7));
+	CHECK_U64(c.lost_occurrences, 953);
+	CHECK_U64(c.throttles, 1);
+	CHECK_U64(c.missed_periods, 0);
+	CHECK_U64(c.stale_reads, 0);
+	CHECK_EQ(c.ngaps, 2);
+	if (c.ngaps == 2) {
+		CHECK_EQ(c.gaps[0].kind, REC_GAP_LOST);
+		CHECK_U64(c.gaps[0].mono_ns, t6 + 200000);
+		CHECK_U64(c.gaps[0].count, 953);
+		CHECK_EQ(c.gaps[0].track, 1);
+		CHECK_EQ(c.gaps[0].sample, 2);
+		CHECK_EQ(c.gaps[1].kind, REC_GAP_THROTTLED);
+		CHECK_U64(c.gaps[1].mono_ns, t6 + 300000);
+		CHECK_U64(c.gaps[1].count, 1);
+		CHECK_EQ(c.gaps[1].track, 1);
+		CHECK_EQ(c.gaps[1].sample, 2);
+	}
+	CHECK_EQ(c.nevents, 1);
+	if (c.nevents == 1) {
+		CHECK_U64(c.events[0].mono_ns, t6 + 100000);
+		CHECK_U64(c.events[0].count, 955);
+		CHECK_EQ(c.events[0].sample, 2);
+	}
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_TEXT, .shot = -1 };
+
+		buf = view_str(&c, &o);
+	}
+	CHECK(strstr(buf, "\ngaps: 0 periods missed, 0 stale reads, 953 event occurrences lost, 1 throttle\n") != NULL);
+	CHECK(strstr(buf, "\n          -1       -1.000              6              0\n"
+		      "~~~      gap       -0.800 died: 953 occurrences lost (no room in its perf ring; counted, not timed)\n"
+		      "~~~      gap       -0.700 died: throttled 1 time by the kernel (occurrences until the unthrottle neither recorded nor counted)\n"
+		      "***    event       -0.900 died: 955 occurrences\n"
+		      ">>        +0       +0.000              7            955\n") != NULL);
+	free(buf);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_CSV, .shot = -1 };
+
+		buf = view_str(&c, &o);
+	}
+	CHECK(!strncmp(buf, "shot,sample,from_trigger,mono_ns,real_ns,period_ns,x,died,gap_missed,gap_stale,gap_lost,gap_throttled,died.first_ns\n", 116));
+	CHECK(strstr(buf, "\n0,1,-1,1006000000,1006000000,1000000,6,0,0,0,0,0,\n"
+		      "0,2,0,1007000000,1007000000,1000000,7,955,0,0,953,1,1006100000\n") != NULL);
+	free(buf);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_JSON, .shot = -1 };
+
+		buf = view_str(&c, &o);
+	}
+	CHECK(strstr(buf, "\"missed_periods\": 0,\n    \"stale_reads\": 0,\n"
+		      "    \"lost_occurrences\": 953,\n    \"throttles\": 1,\n") != NULL);
+	CHECK(strstr(buf, "            \"mono_ns\": 1006200000,\n            \"kind\": \"lost\",\n"
+		      "            \"count\": 953,\n            \"event\": \"died\",\n"
+		      "            \"shot\": 0,\n            \"before_sample\": 2\n") != NULL);
+	CHECK(strstr(buf, "            \"mono_ns\": 1006300000,\n            \"kind\": \"throttled\",\n"
+		      "            \"count\": 1,\n            \"event\": \"died\",\n"
+		      "            \"shot\": 0,\n            \"before_sample\": 2\n") != NULL);
+	free(buf);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_TRACE, .shot = -1 };
+
+		buf = view_str(&c, &o);
+	}
+	CHECK(strstr(buf, "\"name\": \"gap: died: 953 occurrences lost (no room in its perf ring; counted, not timed)\",\n"
+		      "            \"ph\": \"i\",\n            \"s\": \"g\",\n"
+		      "            \"ts\": 1006200.0,\n") != NULL);
+	free(buf);
+	{
+		struct rec_view_opts o = { .view = REC_VIEW_SVG, .shot = -1 };
+
+		buf = view_str(&c, &o);
+	}
+	CHECK(strstr(buf, "orange: gaps: 0 periods missed, 0 stale reads, 953 event occurrences lost, 1 throttle</text>") != NULL);
+	CHECK(strstr(buf, "<title>died: throttled 1 time by the kernel (occurrences until the unthrottle neither recorded nor counted)</title>") != NULL);
+	free(buf);
+	rec_capture_free(&c);
+	remove(path);
+}
+
