@@ -1065,6 +1065,26 @@ static int write_open_error(const char *path)
 	return HWTEL_EXIT_USAGE;
 }
 
+/*
+ * With a pre-trigger ring the capture file holds it, preallocated and
+ * mapped shared: a FIFO, a device or a socket cannot (mmap fails with
+ * ENODEV, or maps a device's memory). Status 2 before anything is opened
+ * or written; a directory is left to open(2)'s EISDIR.
+ */
+static bool ring_file_refused(const char *path, const struct stat *st)
+{
+	const char *what = S_ISFIFO(st->st_mode) ? "a FIFO" :
+			   S_ISCHR(st->st_mode) ? "a character device" :
+			   S_ISBLK(st->st_mode) ? "a block device" :
+			   S_ISSOCK(st->st_mode) ? "a socket" : NULL;
+
+	if (!what)
+		return false;
+	fprintf(stderr, "hwtel record: error: cannot write the capture file %s: it is %s, and the pre-trigger ring lives in the capture file, mapped shared, which needs a regular file: name a regular file (and copy it where it should go afterwards), or use --position begin (no pre-trigger ring)\n",
+		path, what);
+	return true;
+}
+
 static uint64_t mono_now(void)
 {
 	return hwtel_now_ns();
@@ -1116,10 +1136,15 @@ int hwtel_record_main(int argc, char **argv)
 	int ret, status = HWTEL_EXIT_OK, child_status = 0, fd = -1, st = REC_ARMED;
 	bool command_done = false, io_failed = false;
 	struct sigaction sa;
+	struct stat ost;
 
 	ret = parse_rec_args(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
+	/* a capture file that cannot hold the ring: refused, left untouched */
+	if (!o.list && rec_pre_count(o.capacity, o.position) && !stat(o.out, &ost) &&
+	    ring_file_refused(o.out, &ost))
+		return HWTEL_EXIT_USAGE;
 	/* before the capture file exists: a SIGUSR1 sent once it does is ours */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
@@ -1282,6 +1307,13 @@ int hwtel_record_main(int argc, char **argv)
 	fd = open(o.out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		status = write_open_error(o.out);
+		goto out;
+	}
+	/* replaced by a FIFO or a device since the check above */
+	if (rec_pre_count(o.capacity, o.position) && !fstat(fd, &ost) &&
+	    ring_file_refused(o.out, &ost)) {
+		close(fd);
+		status = HWTEL_EXIT_USAGE;
 		goto out;
 	}
 	h.period_ns = o.period_ns;

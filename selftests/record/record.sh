@@ -13,7 +13,7 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 61
+tap_plan 63
 
 TRIG='pcie.ep0.rq0.mfb_stall_pct > 1'
 N=40
@@ -425,6 +425,20 @@ bad "PMU event that cannot sample: status 2, no file" \
 out=$("$HW" record -o /proc/hwtel-no/x.rec -N 10 -t 1 2>&1)
 tap_eq "unwritable output: status 2 and the reason" \
 	"2 hwtel record: error: cannot write the capture file /proc/hwtel-no/x.rec: No such file or directory" "$? $out"
+# -o a FIFO or /dev/null with a pre-trigger ring (position center): the
+# ring lives in the file, mapped shared: status 2, the reason, the target
+# as it was (still a FIFO; /dev/null still the 1:3 character device)
+NOTREG="and the pre-trigger ring lives in the capture file, mapped shared, which needs a regular file: name a regular file (and copy it where it should go afterwards), or use --position begin (no pre-trigger ring)"
+rm -f "$T/fifo"
+mkfifo "$T/fifo"
+out=$("$HW" record -o "$T/fifo" -N 10 -t 1 2>&1)
+tap_eq "-o a FIFO: status 2, the reason, still a FIFO" \
+	"2 hwtel record: error: cannot write the capture file $T/fifo: it is a FIFO, $NOTREG fifo" \
+	"$? $out $(stat -c %F "$T/fifo")"
+out=$("$HW" record -o /dev/null -N 10 -t 1 2>&1)
+tap_eq "-o /dev/null: status 2, the reason, still the device" \
+	"2 hwtel record: error: cannot write the capture file /dev/null: it is a character device, $NOTREG character special file 1:3" \
+	"$? $out $(stat -c '%F %t:%T' /dev/null)"
 
 # --- 20-22 (+1): a cut file ----------------------------------------------------------
 # 40 bytes: the end record (15) and the shot end (8 or 9), then into the last

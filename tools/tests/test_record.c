@@ -3035,3 +3035,37 @@ TEST(rec_event_ring_lost_and_throttled)
 	remove(path);
 }
 
+/*
+ * -o naming a FIFO or /dev/null with a pre-trigger ring (the default
+ * position): refused with status 2 before any source is opened, the
+ * target left as it was. --position begin keeps no ring in the file, so
+ * the check lets it by (the host then has no PMU: a later error).
+ */
+TEST(rec_output_not_regular)
+{
+	const char *fifo = unit_tmp("rec-fifo");
+	struct stat st;
+	char err[4096];
+
+	remove(fifo);
+	CHECK_EQ(mkfifo(fifo, 0600), 0);
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-o", fifo, "-N", "10", "-t", "1"),
+			  err, sizeof(err)), 2);
+	{
+		char want[1024];
+
+		snprintf(want, sizeof(want), "hwtel record: error: cannot write the capture file %s: it is a FIFO, and the pre-trigger ring lives in the capture file, mapped shared, which needs a regular file: name a regular file (and copy it where it should go afterwards), or use --position begin (no pre-trigger ring)\n",
+			 fifo);
+		CHECK_STR(err, want);
+	}
+	CHECK(!stat(fifo, &st) && S_ISFIFO(st.st_mode));
+	CHECK_EQ(run_main(hwtel_record_main, RARGS("record", "-o", "/dev/null", "-N", "10"),
+			  err, sizeof(err)), 2);
+	CHECK_STR(err, "hwtel record: error: cannot write the capture file /dev/null: it is a character device, and the pre-trigger ring lives in the capture file, mapped shared, which needs a regular file: name a regular file (and copy it where it should go afterwards), or use --position begin (no pre-trigger ring)\n");
+	CHECK(!stat("/dev/null", &st) && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3));
+	run_main(hwtel_record_main, RARGS("record", "-o", fifo, "--position", "begin", "-N", "10",
+					  "-t", "1"), err, sizeof(err));
+	CHECK(strstr(err, "regular file") == NULL);
+	CHECK(!stat(fifo, &st) && S_ISFIFO(st.st_mode));
+	remove(fifo);
+}
