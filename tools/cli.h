@@ -62,6 +62,12 @@ struct rec_engine;
  */
 int hwtel_rec_ring_drain(void *base, size_t len, size_t page, struct rec_engine *eng,
 			 unsigned int idx, uint64_t *lost, uint64_t *throttled);
+/*
+ * The CPUs of a sysfs CPU list ("0-3,8,10-11", as
+ * /sys/devices/system/cpu/online) into *@cpu (malloc'd, *@n of them; none
+ * is left out). 0, -EINVAL (malformed) or -ENOMEM.
+ */
+int hwtel_rec_parse_cpus(const char *list, int **cpu, unsigned int *n);
 int hwtel_report_main(int argc, char **argv);
 
 /* hwtel nfb (cli_nfb.c); argv[0] is "nfb" */

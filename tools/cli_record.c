@@ -419,11 +419,11 @@ static const char *const PCIE_M[] = {
  * them on, so the few lines of opening and ring reading are here.
  */
 #define EV_PAGES 8	/* data pages per CPU: 2048 records of 16 bytes */
-#define EV_MAX_CPUS 1024
 
 struct evsrc {
 	char name[REC_NAME_MAX];
 	unsigned int nfd;
+	int *cpu;		/* the CPUs, one fd and ring each */
 	int *fd;
 	void **base;
 	size_t len;
@@ -750,30 +750,72 @@ static int read_source(struct source *s)
 
 static int rec_fail(int err);
 
-static int online_cpus(int *cpu, unsigned int max, unsigned int *n)
+int hwtel_rec_parse_cpus(const char *list, int **cpu, unsigned int *n)
 {
-	char buf[4096], *p = buf, *end;
-	int ret = hwtel_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	const char *p = list;
+	char *end;
+	unsigned int cap = 0;
+	int *v = NULL;
 
+	*cpu = NULL;
 	*n = 0;
-	if (ret < 0)
-		return ret;
 	while (*p && *p != '\n') {
-		long a = strtol(p, &end, 10), b = a;
+		long a, b;
 
-		if (end == p)
-			return -EINVAL;
+		errno = 0;
+		a = strtol(p, &end, 10);
+		b = a;
+		if (end == p || *p == '-' || errno)
+			goto bad;
 		p = end;
 		if (*p == '-') {
 			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || p[1] == '-' || errno)
+				goto bad;
 			p = end;
 		}
-		for (; a <= b && *n < max; a++)
-			cpu[(*n)++] = (int)a;
+		/* CPU numbers are ints; the kernel's NR_CPUS is at most 2^13 */
+		if (b < a || b > (1L << 22))
+			goto bad;
+		for (; a <= b; a++) {
+			if (*n == cap) {
+				int *w;
+
+				cap = cap ? 2 * cap : 64;
+				w = realloc(v, cap * sizeof(*v));
+				if (!w) {
+					free(v);
+					*n = 0;
+					return -ENOMEM;
+				}
+				v = w;
+			}
+			v[(*n)++] = (int)a;
+		}
 		if (*p == ',')
 			p++;
+		else if (*p && *p != '\n')
+			goto bad;
 	}
+	*cpu = v;
 	return 0;
+bad:
+	free(v);
+	*n = 0;
+	return -EINVAL;
+}
+
+/* the online CPUs, every one of them (no cap) */
+static int online_cpus(int **cpu, unsigned int *n)
+{
+	char buf[65536];
+	int ret = hwtel_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+
+	*cpu = NULL;
+	*n = 0;
+	if (ret < 0)
+		return ret;
+	return hwtel_rec_parse_cpus(buf, cpu, n);
 }
 
 static long ev_open(struct perf_event_attr *attr, int cpu)
@@ -787,7 +829,7 @@ static int open_event(struct evsrc *es, const char *def)
 	struct perf_event_attr attr = { .size = sizeof(attr) };
 	const char *eq = strchr(def, '='), *filter = NULL;
 	char spec[256], path[320], idbuf[32];
-	int cpus[EV_MAX_CPUS], one[1];
+	int *cpus, one;
 	unsigned int ncpu, i;
 	bool tp;
 	char *w;
@@ -852,7 +894,10 @@ static int open_event(struct evsrc *es, const char *def)
 		*colon = ':';
 		attr.type = PERF_TYPE_TRACEPOINT;
 		attr.config = strtoull(idbuf, NULL, 10);
-		if (online_cpus(cpus, EV_MAX_CPUS, &ncpu) || !ncpu) {
+		ret = online_cpus(&es->cpu, &ncpu);
+		if (ret == -ENOMEM)
+			return rec_fail(ret);
+		if (ret || !ncpu) {
 			fprintf(stderr, "hwtel record: error: cannot read the online CPUs\n");
 			return HWTEL_EXIT_FAIL;
 		}
@@ -876,21 +921,30 @@ static int open_event(struct evsrc *es, const char *def)
 				slash[strlen(slash + 1)] = '\0';
 			ret = hwtel_pmu_event_attr(pmu, slash + 1, &attr);
 		}
-		one[0] = pmu->cpu;
+		one = pmu->cpu;
 		free(pmu);
 		if (ret) {
 			fprintf(stderr, "hwtel record: error: --event '%s': %s\n", def,
 				hwtel_last_error()[0] ? hwtel_last_error() : strerror(-ret));
 			return HWTEL_EXIT_USAGE;
 		}
-		if (one[0] >= 0) {
-			cpus[0] = one[0];
+		if (one >= 0) {
+			es->cpu = malloc(sizeof(*es->cpu));
+			if (!es->cpu)
+				return rec_fail(-ENOMEM);
+			es->cpu[0] = one;
 			ncpu = 1;
-		} else if (online_cpus(cpus, EV_MAX_CPUS, &ncpu) || !ncpu) {
-			fprintf(stderr, "hwtel record: error: cannot read the online CPUs\n");
-			return HWTEL_EXIT_FAIL;
+		} else {
+			ret = online_cpus(&es->cpu, &ncpu);
+			if (ret == -ENOMEM)
+				return rec_fail(ret);
+			if (ret || !ncpu) {
+				fprintf(stderr, "hwtel record: error: cannot read the online CPUs\n");
+				return HWTEL_EXIT_FAIL;
+			}
 		}
 	}
+	cpus = es->cpu;
 	attr.disabled = 1;		/* enabled just before sampling starts */
 	attr.sample_period = 1;
 	attr.sample_type = PERF_SAMPLE_TIME;
@@ -913,6 +967,9 @@ static int open_event(struct evsrc *es, const char *def)
 			else if (!tp && (e == EOPNOTSUPP || e == EINVAL))
 				fprintf(stderr, "hwtel record: error: --event '%s': PMU %s cannot sample this event (%s): an --event needs a record per occurrence\n",
 					def, spec, strerror(e));
+			else if (e == EMFILE)
+				fprintf(stderr, "hwtel record: error: --event '%s': cannot open it on CPU %d: %s (one descriptor per online CPU, %u of them: raise the limit, ulimit -n)\n",
+					def, cpus[i], strerror(e), ncpu);
 			else
 				fprintf(stderr, "hwtel record: error: --event '%s': cannot open it on CPU %d: %s\n",
 					def, cpus[i], strerror(e));
@@ -1005,6 +1062,7 @@ static void close_event(struct evsrc *es)
 	}
 	free(es->fd);
 	free(es->base);
+	free(es->cpu);
 }
 
 static void free_sources(struct recorder *r)

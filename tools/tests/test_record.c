@@ -3069,3 +3069,33 @@ TEST(rec_output_not_regular)
 	CHECK(!stat(fifo, &st) && S_ISFIFO(st.st_mode));
 	remove(fifo);
 }
+
+/*
+ * --event opens one event per online CPU, every one of them: the CPU list
+ * of a machine with more than 1024 CPUs is read whole (it was cut at 1024).
+ */
+TEST(rec_event_cpu_list)
+{
+	int *cpu = NULL;
+	unsigned int n = 0;
+
+	CHECK_EQ(hwtel_rec_parse_cpus("0-2047\n", &cpu, &n), 0);
+	CHECK_EQ(n, 2048);
+	if (n == 2048)
+		CHECK(cpu[0] == 0 && cpu[1024] == 1024 && cpu[2047] == 2047);
+	free(cpu);
+	CHECK_EQ(hwtel_rec_parse_cpus("0,2-3,1023-1025,8191\n", &cpu, &n), 0);
+	CHECK_EQ(n, 7);
+	if (n == 7)
+		CHECK(cpu[0] == 0 && cpu[1] == 2 && cpu[2] == 3 && cpu[3] == 1023 &&
+		      cpu[5] == 1025 && cpu[6] == 8191);
+	free(cpu);
+	CHECK_EQ(hwtel_rec_parse_cpus("0\n", &cpu, &n), 0);
+	CHECK_EQ(n, 1);
+	free(cpu);
+	CHECK_EQ(hwtel_rec_parse_cpus("0-\n", &cpu, &n), -EINVAL);
+	CHECK_EQ(hwtel_rec_parse_cpus("3-1\n", &cpu, &n), -EINVAL);
+	CHECK_EQ(hwtel_rec_parse_cpus("0-3x\n", &cpu, &n), -EINVAL);
+	CHECK_EQ(hwtel_rec_parse_cpus("-1\n", &cpu, &n), -EINVAL);
+	CHECK(cpu == NULL && n == 0);
+}
