@@ -823,12 +823,44 @@ static long ev_open(struct perf_event_attr *attr, int cpu)
 	return syscall(SYS_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/*
+ * PERF_EVENT_IOC_SET_FILTER failed with @e on tracepoint @tp (SYS:NAME,
+ * whose format file is @fmt): what it means, and the status
+ */
+static int filter_error(const char *def, const char *filter, const char *tp, const char *fmt,
+			int e)
+{
+	fprintf(stderr, "hwtel record: error: --event '%s': ", def);
+	switch (e) {
+	case EINVAL:
+		/* the kernel's parser: an unknown field, a bad operator or
+		 * value for the field's type, a syntax error
+		 */
+		fprintf(stderr, "the filter '%s' does not parse for the tracepoint %s (%s): a field it does not have, an operator or a value its field's type does not take, or bad syntax; its fields: %s\n",
+			filter, tp, strerror(e), fmt);
+		return HWTEL_EXIT_USAGE;
+	case EPERM:
+	case EACCES:
+		fprintf(stderr, "no permission to set the filter '%s' (%s): needs CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) or root\n",
+			filter, strerror(e));
+		return HWTEL_EXIT_PERM;
+	case ENOMEM:
+		fprintf(stderr, "the kernel had no memory for the filter '%s' (%s)\n", filter,
+			strerror(e));
+		return HWTEL_EXIT_FAIL;
+	default:
+		fprintf(stderr, "the kernel did not set the filter '%s' on the tracepoint %s (%s)\n",
+			filter, tp, strerror(e));
+		return HWTEL_EXIT_FAIL;
+	}
+}
+
 /* "NAME=SPEC": opens the event; status 2 for bad input, else rec_fail's */
 static int open_event(struct evsrc *es, const char *def)
 {
 	struct perf_event_attr attr = { .size = sizeof(attr) };
 	const char *eq = strchr(def, '='), *filter = NULL;
-	char spec[256], path[320], idbuf[32];
+	char spec[256], path[320], idbuf[32], fmt[320] = "";
 	int *cpus, one;
 	unsigned int ncpu, i;
 	bool tp;
@@ -875,6 +907,8 @@ static int open_event(struct evsrc *es, const char *def)
 			mounted = true;
 			snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[k], spec, colon + 1);
 			ret = hwtel_read_file(path, idbuf, sizeof(idbuf));
+			snprintf(fmt, sizeof(fmt), "%s/events/%s/%s/format", roots[k], spec,
+				 colon + 1);
 		}
 		if (!mounted) {
 			fprintf(stderr, "hwtel record: error: --event '%s': tracefs is not mounted (no /sys/kernel/tracing/events): mount -t tracefs nodev /sys/kernel/tracing\n",
@@ -977,11 +1011,8 @@ static int open_event(struct evsrc *es, const char *def)
 			       e == EINVAL || e == EOPNOTSUPP ? HWTEL_EXIT_USAGE : HWTEL_EXIT_FAIL;
 		}
 		es->fd[es->nfd++] = (int)fd;
-		if (filter && ioctl((int)fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
-			fprintf(stderr, "hwtel record: error: --event '%s': the kernel rejected the filter '%s' (%s)\n",
-				def, filter, strerror(errno));
-			return HWTEL_EXIT_USAGE;
-		}
+		if (filter && ioctl((int)fd, PERF_EVENT_IOC_SET_FILTER, filter))
+			return filter_error(def, filter, spec, fmt, errno);
 		es->base[i] = mmap(NULL, es->len, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
 		if (es->base[i] == MAP_FAILED) {
 			es->base[i] = NULL;

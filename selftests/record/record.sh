@@ -413,9 +413,16 @@ bad "enable of no standby set: status 2" "'enable ddr': no --standby source of s
 bad "unknown tracepoint: status 2, no file" \
 	"--event 'x=nosuch:thing': no tracepoint nosuch:thing (no /sys/kernel/tracing/events/nosuch/thing/id)" \
 	--event 'x=nosuch:thing' --trigger 'x > 0'
-bad "bad tracepoint filter: status 2, no file" \
-	"--event 'x=sched:sched_process_exit if nosuchfield == 1': the kernel rejected the filter 'nosuchfield == 1' (Invalid argument)" \
-	--event 'x=sched:sched_process_exit if nosuchfield == 1' --trigger 'x > 0'
+# a filter the kernel's parser rejects (EINVAL): stderr exactly, naming the
+# tracepoint and where its fields are
+TRACEFS=/sys/kernel/tracing
+[ -e $TRACEFS/events ] || TRACEFS=/sys/kernel/debug/tracing
+rm -f "$T/bad.rec"
+out=$("$HW" record -o "$T/bad.rec" -N 10 -t 1 --trigger 'x > 0' \
+	--event 'x=sched:sched_process_exit if nosuchfield == 1' 2>&1)
+tap_eq "bad tracepoint filter: status 2, the reason exactly, no file" \
+	"2 hwtel record: error: --event 'x=sched:sched_process_exit if nosuchfield == 1': the filter 'nosuchfield == 1' does not parse for the tracepoint sched:sched_process_exit (Invalid argument): a field it does not have, an operator or a value its field's type does not take, or bad syntax; its fields: $TRACEFS/events/sched/sched_process_exit/format no file" \
+	"$? $out $([ -e "$T/bad.rec" ] && echo file || echo no file)"
 bad "empty tracepoint filter: status 2, no file" \
 	"--event 'x=sched:sched_process_exit if ': no filter after 'if'" \
 	--event 'x=sched:sched_process_exit if ' --trigger 'x > 0'
