@@ -13,7 +13,7 @@
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 63
+tap_plan 65
 
 TRIG='pcie.ep0.rq0.mfb_stall_pct > 1'
 N=40
@@ -385,6 +385,22 @@ tap_eq "--event ring with no room: the summary counts the $((K - FIT)) lost" \
 	"$(grep -e '--event sig' "$T/lost.err")"
 check lost "--event ring with no room: one gap of $((K - FIT)) lost occurrences of sig in JSON, CSV, text, trace and SVG; n = $((K + 1))" \
 	lost $K $FIT
+
+# --- 13d (+2): --event counts from the start of sampling, not from its open ------
+# sys_enter_openat with O_TRUNC (512) by the recorder or by a bash named
+# hwteloc: the recorder opens its capture file so (O_CREAT | O_TRUNC) after
+# it opened its events and before it starts sampling (and the command), and
+# never again; the command opens two files so. Counted from the start of
+# sampling, the counter n ends at 2; counted from the open, at 3.
+ln -sf "$(type -P bash)" "$T/hwteloc"
+"$HW" record -q -o "$T/open.rec" -p $P -N 2000 --position end \
+	--event 'o=syscalls:sys_enter_openat if flags & 512 && (comm == "hwtel" || comm == "hwteloc")' \
+	--counter 'n count o' -- "$T/hwteloc" -c ": > '$T/o1'; : > '$T/o2'" 2> "$T/open.err"
+rc "--event from the start of sampling: record exits 0" 0 $? "$T/open.err"
+"$HW" report --csv "$T/open.rec" > "$T/open.csv" 2>> "$T/open.err"
+tap_eq "--event from the start of sampling: the command's 2 truncating opens, not the recorder's own before it" \
+	"2" "$(awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "n") c = k; next }
+		      { v = $c } END { print v }' "$T/open.csv")"
 
 # --- 14-19: bad input, status 2, no capture file --------------------------------------
 bad()
