@@ -641,6 +641,45 @@ struct reader {
 	size_t errsize;
 };
 
+/*
+ * A gap or an event before the next sample (the c->nsamples-th), read from
+ * a 'G' or 'V' record or from a ring slot: the same list either way.
+ */
+static int add_gap(struct reader *r, uint64_t t, enum rec_gap_kind kind, uint64_t count,
+		   unsigned int track)
+{
+	struct rec_capture *c = r->c;
+	struct rec_gap *g = grow(c->gaps, c->ngaps, &r->gcap, sizeof(*c->gaps));
+
+	if (!g)
+		return -ENOMEM;
+	c->gaps = g;
+	c->gaps[c->ngaps++] = (struct rec_gap){ .mono_ns = t, .kind = kind, .count = count,
+						.sample = c->nsamples, .track = track };
+	if (kind == REC_GAP_LATE)
+		c->missed_periods += count;
+	else if (kind == REC_GAP_STALE)
+		c->stale_reads += count;
+	else if (kind == REC_GAP_LOST)
+		c->lost_occurrences += count;
+	else
+		c->throttles += count;
+	return 0;
+}
+
+static int add_event(struct reader *r, uint64_t t, unsigned int track, uint64_t count)
+{
+	struct rec_capture *c = r->c;
+	struct rec_event *ev = grow(c->events, c->nevents, &r->ecap, sizeof(*c->events));
+
+	if (!ev)
+		return -ENOMEM;
+	c->events = ev;
+	c->events[c->nevents++] = (struct rec_event){ .mono_ns = t, .track = track,
+						      .count = count, .sample = c->nsamples };
+	return 0;
+}
+
 #define DEC_UNKNOWN	(-1000)	/* a record type this reader does not know */
 #define DEC_CORRUPT	(-1001)	/* fields that make no sense (message set) */
 
@@ -784,9 +823,7 @@ static long decode(struct reader *r, unsigned char type, const unsigned char *p,
 			return 0;
 		r->period = get_u64(p);
 		return 8;
-	case REC_R_GAP: {
-		struct rec_gap *g;
-
+	case REC_R_GAP:
 		if (c->version == 1)
 			break;
 		if (len < 9)
@@ -810,32 +847,14 @@ static long decode(struct reader *r, unsigned char type, const unsigned char *p,
 				return DEC_CORRUPT;
 			}
 		}
-		g = grow(c->gaps, c->ngaps, &r->gcap, sizeof(*c->gaps));
-		if (!g)
+		if (add_gap(r, get_u64(p), (enum rec_gap_kind)p[8], a, n ? (unsigned int)b : 0))
 			return -ENOMEM;
-		c->gaps = g;
-		g = &c->gaps[c->ngaps++];
-		g->mono_ns = get_u64(p);
-		g->kind = (enum rec_gap_kind)p[8];
-		g->count = a;
-		g->sample = c->nsamples;
-		g->track = n ? (unsigned int)b : 0;
-		if (g->kind == REC_GAP_LATE) {
+		if (p[8] == REC_GAP_LATE)
 			r->missed += a;
-			c->missed_periods += a;
-		} else if (g->kind == REC_GAP_STALE) {
+		else if (p[8] == REC_GAP_STALE)
 			r->stale += a;
-			c->stale_reads += a;
-		} else if (g->kind == REC_GAP_LOST) {
-			c->lost_occurrences += a;
-		} else {
-			c->throttles += a;
-		}
 		return (long)(9 + k + n);
-	}
-	case REC_R_EVENT: {
-		struct rec_event *ev;
-
+	case REC_R_EVENT:
 		if (c->version == 1)
 			break;
 		if (len < 8)
@@ -850,17 +869,9 @@ static long decode(struct reader *r, unsigned char type, const unsigned char *p,
 			rerr(r->err, r->errsize, "corrupt capture: an event record names no track");
 			return DEC_CORRUPT;
 		}
-		ev = grow(c->events, c->nevents, &r->ecap, sizeof(*c->events));
-		if (!ev)
+		if (add_event(r, get_u64(p), (unsigned int)a, b))
 			return -ENOMEM;
-		c->events = ev;
-		ev = &c->events[c->nevents++];
-		ev->mono_ns = get_u64(p);
-		ev->track = (unsigned int)a;
-		ev->count = b;
-		ev->sample = c->nsamples;
 		return (long)(8 + k + n);
-	}
 	case REC_R_END:
 		k = rec_get_uvarint(p, len, &a);
 		if (!k || len - k < 8)
@@ -948,52 +959,6 @@ static int slot_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* one event summary of a ring slot, as its 'V' record before the next
- * sample would be
- */
-static int ring_event(struct reader *r, uint64_t t, unsigned int track, uint64_t count)
-{
-	struct rec_capture *c = r->c;
-	struct rec_event *ev;
-
-	if (!count)
-		return 0;
-	ev = grow(c->events, c->nevents, &r->ecap, sizeof(*c->events));
-	if (!ev)
-		return -ENOMEM;
-	c->events = ev;
-	ev = &c->events[c->nevents++];
-	ev->mono_ns = t;
-	ev->track = track;
-	ev->count = count;
-	ev->sample = c->nsamples;
-	return 0;
-}
-
-/* one gap of a ring slot, as a gap record before sample @idx would be */
-static int ring_gap(struct reader *r, uint64_t t, enum rec_gap_kind kind, uint64_t count)
-{
-	struct rec_capture *c = r->c;
-	struct rec_gap *g;
-
-	if (!count)
-		return 0;
-	g = grow(c->gaps, c->ngaps, &r->gcap, sizeof(*c->gaps));
-	if (!g)
-		return -ENOMEM;
-	c->gaps = g;
-	g = &c->gaps[c->ngaps++];
-	g->mono_ns = t;
-	g->kind = kind;
-	g->count = count;
-	g->sample = c->nsamples;
-	if (kind == REC_GAP_LATE)
-		c->missed_periods += count;
-	else
-		c->stale_reads += count;
-	return 0;
-}
-
 /*
  * The file ring of a capture whose end record is missing: the slots whose
  * CRC holds, by sample number; of those later than the last sample of the
@@ -1071,14 +1036,19 @@ static int read_ring(struct reader *r, const unsigned char *ring)
 			c->vals = vv;
 			r->scap = cap;
 		}
-		ret = ring_gap(r, get_u64(p + 32), REC_GAP_LATE, get_u64(p + 40));
-		if (!ret)
-			ret = ring_gap(r, get_u64(p + 48), REC_GAP_STALE, get_u64(p + 56));
-		/* then its events, after the gaps as the records have them */
+		/* its gaps (late, stale), then its events, as records before it
+		 * would be; a count of 0 is none
+		 */
+		if (get_u64(p + 40))
+			ret = add_gap(r, get_u64(p + 32), REC_GAP_LATE, get_u64(p + 40), 0);
+		if (!ret && get_u64(p + 56))
+			ret = add_gap(r, get_u64(p + 48), REC_GAP_STALE, get_u64(p + 56), 0);
 		for (k = 0; k < ne && !ret; k++) {
 			const unsigned char *q = p + 64 + 8 * (size_t)nt + 16 * (size_t)k;
 
-			ret = ring_event(r, get_u64(q), c->h.ring_event_track[k], get_u64(q + 8));
+			if (get_u64(q + 8))
+				ret = add_event(r, get_u64(q), c->h.ring_event_track[k],
+						get_u64(q + 8));
 		}
 		if (ret)
 			break;
