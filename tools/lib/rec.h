@@ -405,7 +405,9 @@ struct rec_capture {
 /* Read a capture (version 1, 2 or 3); a cut file reads up to its last whole
  * record (complete = false), as does a version 2 file at a record whose
  * checksum fails; @err then says where and why. Records of unknown types
- * are skipped (nskipped). A version 3 file without its end record (its
+ * are skipped (nskipped). Gap and event records go with the sample record
+ * after them: those after the last one (the file ends before their sample)
+ * are not read. A version 3 file without its end record (its
  * writer died) also gets the file ring's samples later than the last
  * sample of the records (recovered): the newest @pre of them, appended to
  * the last shot if they precede its trigger and it has none of its own

@@ -680,6 +680,30 @@ static int add_event(struct reader *r, uint64_t t, unsigned int track, uint64_t 
 	return 0;
 }
 
+/*
+ * A gap or event record belongs to the sample record after it. Those after
+ * the last sample record (the file ends between them and their sample: a
+ * writer killed or a file cut there) go with the sample the records lack:
+ * dropped, as the ring drops a sample's gaps with it. If that sample is
+ * recovered from the file ring, its slot brings them, so none is read
+ * twice, nor given to the next sample read.
+ */
+static void drop_unfollowed(struct reader *r)
+{
+	struct rec_capture *c = r->c;
+
+	while (c->ngaps && c->gaps[c->ngaps - 1].sample == c->nsamples) {
+		const struct rec_gap *g = &c->gaps[--c->ngaps];
+
+		if (g->kind == REC_GAP_LATE)
+			c->missed_periods -= g->count;
+		else
+			c->stale_reads -= g->count;
+	}
+	while (c->nevents && c->events[c->nevents - 1].sample == c->nsamples)
+		c->nevents--;
+}
+
 #define DEC_UNKNOWN	(-1000)	/* a record type this reader does not know */
 #define DEC_CORRUPT	(-1001)	/* fields that make no sense (message set) */
 
@@ -1153,6 +1177,7 @@ int rec_read_mem(const unsigned char *buf, size_t len, struct rec_capture *c,
 		off += (size_t)n;
 		c->good_bytes = off;
 	}
+	drop_unfollowed(&r);
 	if (ver == 3 && !c->complete) {
 		ret = read_ring(&r, buf + ring);
 		if (ret) {

@@ -2031,11 +2031,157 @@ static uint64_t kr_evt(unsigned int i)
 	return kr_t(i) - 600000 - 7 * (uint64_t)i;
 }
 
+/*
+ * With gaps: sample i has a late gap when i % 4 == 1 (1 + i % 3 periods
+ * missed) and a stale one when i % 3 == 2 (1 + i % 2 reads), each at a
+ * time of its own in the sample's interval.
+ */
+static uint64_t kr_late(unsigned int i)
+{
+	return i % 4 == 1 ? 1 + i % 3 : 0;
+}
+
+static uint64_t kr_late_t(unsigned int i)
+{
+	return kr_t(i) - 800000 + 11 * (uint64_t)i;
+}
+
+static uint64_t kr_stale(unsigned int i)
+{
+	return i % 3 == 2 ? 1 + i % 2 : 0;
+}
+
+static uint64_t kr_stale_t(unsigned int i)
+{
+	return kr_t(i) - 100000 - 3 * (uint64_t)i;
+}
+
+/*
+ * What a writer handed to its file, call by call of its sink: the record
+ * each call wrote and the file's size after it (the writer flushed). The
+ * test's own account of where each record ends, to compare a cut file's
+ * reading with.
+ */
+struct kr_call {
+	char what;		/* 'B' shot, 'G' gap, 'V' event, 'D' sample, 'E', 'N', 'P' */
+	unsigned int i;		/* 'D': the sample's index (its track x) */
+	unsigned int shot;	/* 'B': the shot's number */
+	enum rec_cause cause;	/* 'B' */
+	bool sync;		/* 'D': a sync record (22 bytes) before the sample's */
+	size_t end;
+};
+
+struct kr_log {
+	const char *path;
+	struct rec_writer *w;
+	struct rec_sink s;	/* the writer's own sink, which the calls go on to */
+	size_t start;		/* the size after the header and the ring */
+	bool need_sync;		/* a shot began: its first sample has a sync */
+	unsigned int ncall, nring;
+	struct kr_call call[256];
+	unsigned int ring[64];	/* the samples passed to the ring, in order */
+	size_t ring_at;		/* the size when the last of them was */
+};
+
+static int kl_put(struct kr_log *l, int ret, char what, unsigned int i)
+{
+	struct kr_call *c;
+	struct stat st;
+
+	CHECK_EQ(ret, 0);
+	CHECK_EQ(rec_writer_flush(l->w), 0);
+	CHECK_EQ(stat(l->path, &st), 0);
+	CHECK(l->ncall < sizeof(l->call) / sizeof(l->call[0]));
+	if (ret || l->ncall >= sizeof(l->call) / sizeof(l->call[0]))
+		return ret ? ret : -ENOSPC;
+	c = &l->call[l->ncall++];
+	memset(c, 0, sizeof(*c));
+	c->what = what;
+	c->i = i;
+	c->end = (size_t)st.st_size;
+	return 0;
+}
+
+static int kl_shot_begin(void *ctx, unsigned int shot, enum rec_cause cause, unsigned int pre,
+			 uint64_t t)
+{
+	struct kr_log *l = ctx;
+	int ret = kl_put(l, l->s.shot_begin(l->s.ctx, shot, cause, pre, t), 'B', 0);
+
+	if (!ret) {
+		l->call[l->ncall - 1].shot = shot;
+		l->call[l->ncall - 1].cause = cause;
+	}
+	l->need_sync = true;
+	return ret;
+}
+
+static int kl_sample(void *ctx, uint64_t t, const double *vals)
+{
+	struct kr_log *l = ctx;
+	int ret = kl_put(l, l->s.sample(l->s.ctx, t, vals), 'D', (unsigned int)vals[0]);
+
+	if (!ret)
+		l->call[l->ncall - 1].sync = l->need_sync;
+	l->need_sync = false;
+	return ret;
+}
+
+static int kl_shot_end(void *ctx, unsigned int shot, unsigned int nsamples)
+{
+	struct kr_log *l = ctx;
+
+	return kl_put(l, l->s.shot_end(l->s.ctx, shot, nsamples), 'E', 0);
+}
+
+static int kl_note(void *ctx, uint64_t t, const char *text)
+{
+	struct kr_log *l = ctx;
+
+	return kl_put(l, l->s.note(l->s.ctx, t, text), 'N', 0);
+}
+
+static int kl_period(void *ctx, uint64_t period)
+{
+	struct kr_log *l = ctx;
+
+	return kl_put(l, l->s.period(l->s.ctx, period), 'P', 0);
+}
+
+static int kl_gap(void *ctx, uint64_t t, enum rec_gap_kind kind, uint64_t count)
+{
+	struct kr_log *l = ctx;
+
+	return kl_put(l, l->s.gap(l->s.ctx, t, kind, count), 'G', 0);
+}
+
+static int kl_event(void *ctx, uint64_t t, unsigned int track, uint64_t count)
+{
+	struct kr_log *l = ctx;
+
+	return kl_put(l, l->s.event(l->s.ctx, t, track, count), 'V', 0);
+}
+
+static int kl_ring(void *ctx, uint64_t t, uint64_t period, const struct rec_gaps *g,
+		   const struct rec_evsum *ev, unsigned int nev, const double *vals)
+{
+	struct kr_log *l = ctx;
+
+	CHECK(l->nring < sizeof(l->ring) / sizeof(l->ring[0]));
+	if (l->nring < sizeof(l->ring) / sizeof(l->ring[0]))
+		l->ring[l->nring++] = (unsigned int)vals[0];
+	l->ring_at = l->ncall ? l->call[l->ncall - 1].end : l->start;
+	return l->s.ring(l->s.ctx, t, period, g, ev, nev, vals);
+}
+
 /* the file after @k samples of a writer that never closes it (what a
  * SIGKILL leaves: records handed to the kernel, the mapped ring); if
- * @done, the writer then finishes and closes it; with @ev, the event "ev"
+ * @done, the writer then finishes and closes it; with @ev, the event "ev";
+ * with @gaps, the gaps of kr_late() and kr_stale(); with @log, every call
+ * of the writer's sink and where its record ends
  */
-static unsigned char *kr_image_ev(unsigned int k, bool done, bool ev, size_t *len)
+static unsigned char *kr_image_log(unsigned int k, bool done, bool ev, bool gaps,
+				   struct kr_log *log, size_t *len)
 {
 	const char *path = unit_tmp("rec-ring.cap");
 	static const char *const TR[] = { "x", "y" };
@@ -2072,9 +2218,27 @@ static unsigned char *kr_image_ev(unsigned int k, bool done, bool ev, size_t *le
 	}
 	rec_writer_set_clock(w, 1700000000000000000ll);
 	rec_writer_sink(w, &s);
+	if (log) {
+		struct stat st;
+
+		CHECK_EQ(stat(path, &st), 0);
+		memset(log, 0, sizeof(*log));
+		log->path = path;
+		log->w = w;
+		log->s = s;
+		log->start = (size_t)st.st_size;
+		s = (struct rec_sink){ .ctx = log, .shot_begin = kl_shot_begin,
+				       .sample = kl_sample, .shot_end = kl_shot_end,
+				       .note = kl_note, .period = kl_period, .gap = kl_gap,
+				       .ring = kl_ring, .event = kl_event };
+	}
 	for (i = 0; i < k; i++) {
 		double v[2] = { i, i == kr_trig[0] || i == kr_trig[1] };
 
+		if (gaps && kr_late(i))
+			rec_engine_gap(e, kr_late_t(i), REC_GAP_LATE, kr_late(i));
+		if (gaps && kr_stale(i))
+			rec_engine_gap(e, kr_stale_t(i), REC_GAP_STALE, kr_stale(i));
 		if (ev && kr_nev(i) > 1)
 			CHECK_EQ(rec_engine_event(e, 0, kr_evt(i) + 350000, kr_nev(i) - 1), 0);
 		if (ev && kr_nev(i))
@@ -2092,6 +2256,11 @@ static unsigned char *kr_image_ev(unsigned int k, bool done, bool ev, size_t *le
 	rec_engine_free(e);
 	unlink(path);
 	return img;
+}
+
+static unsigned char *kr_image_ev(unsigned int k, bool done, bool ev, size_t *len)
+{
+	return kr_image_log(k, done, ev, false, NULL, len);
 }
 
 static unsigned char *kr_image(unsigned int k, bool done, size_t *len)
@@ -2449,6 +2618,226 @@ TEST(rec_file_ring_views)
 	free(buf);
 	rec_capture_free(&c);
 	free(img);
+}
+
+/*
+ * What a reader must make of the file of @l cut at byte @x, from the
+ * writer's calls alone (struct kr_log), not from the reader: the samples
+ * whose record ends by @x, in their shots, each with the gaps and events
+ * the test gave it; then the ring's samples later than the last of those
+ * (all if there is none), the newest KR_PRE of them, each with its gaps
+ * and events: the rest of the last shot's pre-trigger samples if the
+ * writing out of its ring stops before @x, else an untriggered shot after
+ * the last. No other gap or event: those written before a sample whose
+ * record the cut lost go with it (the ring's copy of the sample, if read,
+ * brings its own). @good is where the last whole record ends.
+ */
+struct kr_want {
+	unsigned int n, nrec, idx[KR_TOTAL], shot[KR_TOTAL];
+	unsigned int nshots;
+	enum rec_cause cause;	/* of the last shot */
+	size_t good;
+};
+
+static void kr_cut_expect(const struct kr_log *l, size_t x, struct kr_want *wt)
+{
+	const struct kr_call *b = NULL, *c;
+	unsigned int j, from, shot;
+	bool cut_flush = false;
+
+	memset(wt, 0, sizeof(*wt));
+	wt->good = l->start;
+	for (j = 0; j < l->ncall && l->call[j].end <= x; j++) {
+		c = &l->call[j];
+		if (c->what == 'B') {
+			b = c;
+			wt->nshots++;
+			wt->cause = c->cause;
+		} else if (c->what == 'D' && b) {
+			wt->idx[wt->n] = c->i;
+			wt->shot[wt->n++] = b->shot;
+		}
+		wt->good = c->end;
+	}
+	/* a sync record, whole, before the sample record the cut is in */
+	if (j < l->ncall && l->call[j].sync && wt->good + 22 <= x)
+		wt->good += 22;
+	wt->nrec = wt->n;
+	/* the ring's slots hold its last KR_PRE + 1 samples */
+	from = l->nring > KR_PRE + 1 ? l->nring - (KR_PRE + 1) : 0;
+	while (from < l->nring && wt->n && l->ring[from] <= wt->idx[wt->n - 1])
+		from++;
+	if (l->nring - from > KR_PRE)
+		from = l->nring - KR_PRE;
+	if (from == l->nring)
+		return;
+	for (c = b ? b + 1 : NULL; c && c < l->call + l->ncall && c->what != 'B'; c++)
+		if (c->what == 'D' && c->i < kr_trig[b->shot] && c->end > x)
+			cut_flush = true;
+	if (cut_flush) {
+		shot = b->shot;
+	} else {
+		shot = b ? b->shot + 1 : 0;
+		wt->nshots++;
+		wt->cause = REC_CAUSE_NONE;
+	}
+	for (; from < l->nring; from++) {
+		wt->idx[wt->n] = l->ring[from];
+		wt->shot[wt->n++] = shot;
+	}
+}
+
+/*
+ * Compare @c, read from @l's file cut at @x, with @wt: the failures. With
+ * @ring_known the ring is as it was when the writer wrote byte @x (a
+ * writer killed there left this file) and the ring's samples and the
+ * shots are checked too; else (the ring is newer than the records: the
+ * records cut later, as a crash that wrote back the ring's pages and not
+ * the records' may) the recovered samples need only be some of the ring's,
+ * later than the records', in order.
+ */
+static unsigned int kr_cut_check(const struct kr_log *l, size_t x, const struct rec_capture *c,
+				 const char *err, const struct kr_want *wt, bool ring_known)
+{
+	unsigned int bad = 0, j, g, ngaps = 0, nev = 0, n = ring_known ? wt->n : wt->nrec;
+	uint64_t missed = 0, stale = 0;
+	char torn[80];
+
+	snprintf(torn, sizeof(torn), "cut short inside the record at byte %zu ", wt->good);
+	bad += c->good_bytes != wt->good || c->complete || c->ring_torn;
+	bad += x == wt->good ? strstr(err, "cut short") != NULL :
+	       strncmp(err, torn, strlen(torn)) != 0;
+	bad += c->nsamples < n || c->nsamples > wt->nrec + KR_PRE ||
+	       c->recovered != c->nsamples - wt->nrec;
+	if (ring_known)
+		bad += c->nsamples != n || c->nshots != wt->nshots ||
+		       (c->nshots && c->shots[c->nshots - 1].cause != wt->cause);
+	for (j = 0; !bad && j < c->nsamples; j++) {
+		const struct rec_sample *s = &c->samples[j];
+		unsigned int i = j < n ? wt->idx[j] : (unsigned int)s->vals[0];
+		unsigned int r, found, late, stale_n;
+
+		if (j >= n) {
+			/* one of the ring's samples, after the previous one */
+			for (r = 0; r < l->nring && l->ring[r] != i; r++)
+				;
+			bad += r == l->nring || r + KR_PRE + 1 < l->nring ||
+			       (double)i != s->vals[0] ||
+			       (j && i <= (unsigned int)c->samples[j - 1].vals[0]);
+		}
+		bad += s->mono_ns != kr_t(i) || s->vals[0] != i ||
+		       s->vals[2] != (double)kr_nev(i) || (j < n && s->shot != wt->shot[j]) ||
+		       s->missed != kr_late(i) || s->stale != kr_stale(i);
+		missed += kr_late(i);
+		stale += kr_stale(i);
+		for (g = 0, late = stale_n = 0; g < c->ngaps; g++) {
+			const struct rec_gap *gp = &c->gaps[g];
+
+			if (gp->sample != j)
+				continue;
+			if (gp->kind == REC_GAP_LATE) {
+				late++;
+				bad += gp->mono_ns != kr_late_t(i) || gp->count != kr_late(i);
+			} else {
+				stale_n++;
+				bad += gp->kind != REC_GAP_STALE || gp->mono_ns != kr_stale_t(i) ||
+				       gp->count != kr_stale(i);
+			}
+		}
+		bad += late != (kr_late(i) != 0) || stale_n != (kr_stale(i) != 0);
+		ngaps += late + stale_n;
+		for (g = 0, found = 0; g < c->nevents; g++) {
+			const struct rec_event *ev = &c->events[g];
+
+			if (ev->sample != j)
+				continue;
+			found++;
+			bad += ev->track != 2 || ev->mono_ns != kr_evt(i) || ev->count != kr_nev(i);
+		}
+		bad += found != (kr_nev(i) != 0);
+		nev += found;
+	}
+	/* and no gap or event of a sample not read */
+	bad += c->ngaps != ngaps || c->nevents != nev || c->missed_periods != missed ||
+	       c->stale_reads != stale;
+	return bad;
+}
+
+/*
+ * A file cut at every byte of its records: the writer with the event and
+ * the gaps stopped after each of 0 to 36 samples (its ring then full or
+ * not, a shot fired or not, the second armed or fired), every cut point
+ * from the end of its ring to the end of the file. The reading has the
+ * samples, gaps and events kr_cut_expect() says, each gap and event once
+ * and with its own sample, and reports a torn tail exactly where the cut
+ * is inside a record.
+ */
+TEST(rec_file_ring_cut_every_byte)
+{
+	unsigned int k, fails = 0, fails_known = 0, cuts = 0, known = 0, shown = 0;
+	unsigned int gaps = 0, events = 0;
+	static struct kr_log l;
+
+	for (k = 0; k <= KR_TOTAL; k++) {
+		size_t len, x;
+		unsigned char *img = kr_image_log(k, false, true, true, &l, &len);
+		struct rec_capture c;
+		struct kr_want wt;
+		char err[200];
+
+		CHECK(img != NULL);
+		if (!img)
+			return;
+		CHECK(l.start <= len && l.call[l.ncall ? l.ncall - 1 : 0].end <= len);
+		for (x = l.start; x <= len; x++) {
+			unsigned int bad;
+			int ret;
+
+			err[0] = '\0';
+			kr_cut_expect(&l, x, &wt);
+			ret = rec_read_mem(img, x, &c, err, sizeof(err));
+			if (ret) {
+				bad = 1;
+			} else {
+				bad = kr_cut_check(&l, x, &c, err, &wt, x >= l.ring_at);
+				gaps += c.ngaps;
+				events += c.nevents;
+			}
+			cuts++;
+			known += x >= l.ring_at;
+			fails += bad != 0;
+			fails_known += bad && x >= l.ring_at;
+			if (bad && shown++ < 3) {
+				unsigned int j;
+
+				printf("#   after %u samples, cut at byte %zu of %zu: \"%s\"; %u samples (%u recovered) in %u shots, %u gaps, %u events; expected %u samples in %u shots, %u from the records, whole records to byte %zu\n",
+				       k, x, len, err, c.nsamples, c.recovered, c.nshots, c.ngaps,
+				       c.nevents, wt.n, wt.nshots, wt.nrec, wt.good);
+				for (j = 0; j < c.nevents && j < 8; j++)
+					printf("#     event: sample %u (x %g) t %llu count %llu\n",
+					       c.events[j].sample, c.events[j].sample < c.nsamples ?
+					       c.samples[c.events[j].sample].vals[0] : -1,
+					       (unsigned long long)c.events[j].mono_ns,
+					       (unsigned long long)c.events[j].count);
+			}
+			if (!ret)
+				rec_capture_free(&c);
+		}
+		/* a cut inside the ring: refused */
+		if (k == 0) {
+			CHECK_EQ(rec_read_mem(img, l.start - 1, &c, err, sizeof(err)), -EINVAL);
+			CHECK_STR(err, "capture file cut inside its ring");
+		}
+		free(img);
+	}
+	printf("#   %u cut points, %u failed; with the ring as the cut left it: %u, %u failed; %u gaps and %u events read\n",
+	       cuts, fails, known, fails_known, gaps, events);
+	CHECK_EQ(fails, 0);
+	/* not vacuous: the cut points, and the gaps and events of the readings */
+	CHECK_EQ(cuts, 18071);
+	CHECK_EQ(known, 6119);
+	CHECK_EQ(gaps, 110363);
+	CHECK_EQ(events, 147744);
 }
 
 /*
