@@ -645,6 +645,19 @@ struct reader {
  * A gap or an event before the next sample (the c->nsamples-th), read from
  * a 'G' or 'V' record or from a ring slot: the same list either way.
  */
+/* Add @count (modulo 2^64: 0 - n takes n away) to the total of @kind. */
+static void gap_total(struct rec_capture *c, enum rec_gap_kind kind, uint64_t count)
+{
+	if (kind == REC_GAP_LATE)
+		c->missed_periods += count;
+	else if (kind == REC_GAP_STALE)
+		c->stale_reads += count;
+	else if (kind == REC_GAP_LOST)
+		c->lost_occurrences += count;
+	else
+		c->throttles += count;
+}
+
 static int add_gap(struct reader *r, uint64_t t, enum rec_gap_kind kind, uint64_t count,
 		   unsigned int track)
 {
@@ -656,14 +669,7 @@ static int add_gap(struct reader *r, uint64_t t, enum rec_gap_kind kind, uint64_
 	c->gaps = g;
 	c->gaps[c->ngaps++] = (struct rec_gap){ .mono_ns = t, .kind = kind, .count = count,
 						.sample = c->nsamples, .track = track };
-	if (kind == REC_GAP_LATE)
-		c->missed_periods += count;
-	else if (kind == REC_GAP_STALE)
-		c->stale_reads += count;
-	else if (kind == REC_GAP_LOST)
-		c->lost_occurrences += count;
-	else
-		c->throttles += count;
+	gap_total(c, kind, count);
 	return 0;
 }
 
@@ -695,10 +701,7 @@ static void drop_unfollowed(struct reader *r)
 	while (c->ngaps && c->gaps[c->ngaps - 1].sample == c->nsamples) {
 		const struct rec_gap *g = &c->gaps[--c->ngaps];
 
-		if (g->kind == REC_GAP_LATE)
-			c->missed_periods -= g->count;
-		else
-			c->stale_reads -= g->count;
+		gap_total(c, g->kind, 0 - g->count);
 	}
 	while (c->nevents && c->events[c->nevents - 1].sample == c->nsamples)
 		c->nevents--;
