@@ -82,6 +82,7 @@ struct sim_mali {
 	struct sim_ev *buf;
 	unsigned int nbuf;
 	u64 recorded, dropped, discarded;
+	u32 lose_stop;		/* channels whose next STOP is lost (BIT(ch)) */
 	struct dentry *mali_dir, *sim_dir;
 };
 
@@ -91,6 +92,21 @@ static void sim_ev_free(struct sim_ev *e)
 {
 	kfree(e->text);
 	e->text = NULL;
+}
+
+/*
+ * A STOP armed by "lose stop UNIT" is lost as one in a record gap is: not
+ * recorded, counted as discarded (not as dropped). Disarms the unit.
+ */
+static bool sim_lose(const struct sim_ev *e)
+{
+	u32 ch = e->id >> 16 & 0xff;
+
+	if (e->text || (e->id >> 24 & 0xf) != SIM_TYPE_STOP || ch >= 32 ||
+	    !(sim.lose_stop & BIT(ch)))
+		return false;
+	sim.lose_stop &= ~BIT(ch);
+	return true;
 }
 
 /* Move the events that have happened by @now to the buffer (or drop them) */
@@ -104,7 +120,9 @@ static void sim_advance(u64 now)
 			break;
 		list_del(&p->node);
 		sim.npending--;
-		if (sim.recording && p->ev.ts >= sim.rec_start) {
+		if (sim_lose(&p->ev)) {
+			sim.discarded++;
+		} else if (sim.recording && p->ev.ts >= sim.rec_start) {
 			if (sim.nbuf < buffer_size) {
 				sim.buf[sim.nbuf++] = p->ev;
 				p->ev.text = NULL;
@@ -251,6 +269,14 @@ static int sim_command(char *line, u64 base)
 	if (!strcmp(argv[0], "reset") && argc == 1) {
 		sim_drop_pending();
 		sim_clear_buffer();
+		sim.lose_stop = 0;
+		return 0;
+	}
+	if (!strcmp(argv[0], "lose") && argc == 3 && !strcmp(argv[1], "stop")) {
+		/* lose stop UNIT: the next STOP on UNIT is lost as in a record gap */
+		if (sim_unit_channel(argv[2], &ch))
+			return -EINVAL;
+		sim.lose_stop |= BIT(ch);
 		return 0;
 	}
 	if (!strcmp(argv[0], "job") && argc == 5) {
@@ -335,9 +361,9 @@ static int sim_stats_show(struct seq_file *m, void *unused)
 {
 	mutex_lock(&sim.lock);
 	sim_advance(ktime_get_real_ns());
-	seq_printf(m, "enabled %d\nrecording %d\nbuffered %u\nrecorded %llu\ndropped %llu\npending %u\ndiscarded %llu\n",
+	seq_printf(m, "enabled %d\nrecording %d\nbuffered %u\nrecorded %llu\ndropped %llu\npending %u\ndiscarded %llu\nlose_stop %#x\n",
 		   sim.enabled, sim.recording, sim.nbuf, sim.recorded,
-		   sim.dropped, sim.npending, sim.discarded);
+		   sim.dropped, sim.npending, sim.discarded, sim.lose_stop);
 	mutex_unlock(&sim.lock);
 	return 0;
 }
