@@ -394,11 +394,13 @@ struct drm_client {
 struct drm_bad {
 	int pid, fd;
 	uint64_t rdev;
+	bool seen;		/* found again by this scan: still open */
 };
 
 struct hwtel_gpu_drm {
 	char proc[PATH_MAX], sys[PATH_MAX], dbg[PATH_MAX];
-	struct drm_bad *bad;		/* DRM files without a client id, said once */
+	/* DRM files without a client id, said once; those gone dropped (scan()) */
+	struct drm_bad *bad;
 	unsigned int nbad;
 	bool own_proc, hold, init_set;
 	uint32_t init_mhz, init_mv;
@@ -966,12 +968,14 @@ static int scan_fd(struct hwtel_gpu_drm *d, int pid, int fddir, int infodir, con
 
 		for (i = 0; i < d->nbad; i++)
 			if (d->bad[i].pid == pid && d->bad[i].fd == atoi(fdname) &&
-			    d->bad[i].rdev == st.st_rdev)
+			    d->bad[i].rdev == st.st_rdev) {
+				d->bad[i].seen = true;
 				return 0;
+			}
 		nb = realloc(d->bad, (d->nbad + 1) * sizeof(*nb));
 		if (nb) {
 			d->bad = nb;
-			d->bad[d->nbad++] = (struct drm_bad){ pid, atoi(fdname), st.st_rdev };
+			d->bad[d->nbad++] = (struct drm_bad){ pid, atoi(fdname), st.st_rdev, true };
 		}
 	}
 	c = ret ? NULL : client_find(d, st.st_rdev, fi.client_id);
@@ -1022,6 +1026,8 @@ static int scan(struct hwtel_gpu_drm *d, bool baseline)
 		dvfs_start(d, &d->dvfs[i]);
 	for (i = 0; i < d->ncl; i++)
 		d->cl[i].seen = false;
+	for (i = 0; i < d->nbad; i++)
+		d->bad[i].seen = false;
 	proc = opendir(d->proc);
 	if (!proc)
 		return hwtel_err(-errno, "%s: %s", d->proc, strerror(errno));
@@ -1059,6 +1065,22 @@ static int scan(struct hwtel_gpu_drm *d, bool baseline)
 	closedir(proc);
 	if (ret)
 		return ret;
+	/*
+	 * DRM files without a client id not found again: closed, or their
+	 * process ended. Kept, they would grow by every such file a long-running
+	 * host ever opened; a file opened again under that fd is a new one,
+	 * said once again.
+	 */
+	for (i = 0; i < d->nbad;) {
+		if (d->bad[i].seen)
+			i++;
+		else
+			d->bad[i] = d->bad[--d->nbad];
+	}
+	if (!d->nbad) {
+		free(d->bad);
+		d->bad = NULL;
+	}
 	/* clients gone: their last usage through our duplicate */
 	for (i = 0; i < d->ncl; i++) {
 		struct drm_client *c = &d->cl[i];
@@ -1371,4 +1393,9 @@ const struct hwtel_gpu_report *hwtel_gpu_drm_cumulative(const struct hwtel_gpu_d
 unsigned int hwtel_gpu_drm_retained(const struct hwtel_gpu_drm *d)
 {
 	return d->ncons;
+}
+
+unsigned int hwtel_gpu_drm_retained_bad(const struct hwtel_gpu_drm *d)
+{
+	return d->nbad;
 }

@@ -177,5 +177,7 @@ int hwtel_gpu_fold_report(const struct hwtel_gpu_fold *fold, unsigned int n,
 /* For tests: the consumers (process lives) the DRM source @d keeps */
 struct hwtel_gpu_drm;
 unsigned int hwtel_gpu_drm_retained(const struct hwtel_gpu_drm *d);
+/* For tests: the DRM files without a client id @d keeps (said once each) */
+unsigned int hwtel_gpu_drm_retained_bad(const struct hwtel_gpu_drm *d);
 
 #endif /* _HWTEL_INTERNAL_H */

@@ -744,3 +744,137 @@ TEST(drm_consumers_bounded)
 	CHECK_EQ(system(cmd), 0);
 	free(p);
 }
+
+/*
+ * Issue 20 item 7, bounded state on a long-running host. A DRM file without
+ * drm-client-id is said once, and its (PID, fd, device) kept so that it is
+ * not said at every read. Entries whose file is gone (a closed fd, an ended
+ * process) are dropped at the next read: kept, they grew by every such file
+ * ever seen. A file opened again under the same fd after a close is a new
+ * file: said once again. Process 300 keeps fd 3 open throughout, and at each
+ * read opens a new fd and closes the one before; a new process with such a
+ * file starts at each read and the one before ends; every 10th read fd 5 of
+ * process 300 is closed, opened again at the next.
+ */
+#define DB_READS	40
+#define DB_PID		300
+#define DB_NEW		400
+
+static void db_open(int pid, unsigned int fd)
+{
+	dc_fd(pid, fd, true);
+	put(unit_fmt("proc/%d/fdinfo/%u", pid, fd), "pos:\t0\ndrm-driver:\tfake\n");
+}
+
+/* @said has, once each, the diagnostics of the @n files (PID, fd) and no other line */
+static bool db_said(const char *said, const int (*files)[2], unsigned int n)
+{
+	unsigned int i, lines = 0;
+	const char *p;
+
+	for (p = said; *p; p++)
+		lines += *p == '\n';
+	for (i = 0; i < n; i++) {
+		const char *l = unit_fmt("%s/proc/%d/fdinfo/%d:2: drm-driver without drm-client-id: not counted\n",
+					 root, files[i][0], files[i][1]);
+
+		if (!strstr(said, l) || strstr(strstr(said, l) + 1, l))
+			return false;
+	}
+	return lines == n;
+}
+
+TEST(drm_bad_files_pruned)
+{
+	char proc[128], sys[128], *diag = NULL;
+	const struct hwtel_gpu_report *r = NULL;
+	unsigned long k, fails_kept = 0, fails_said = 0;
+	struct hwtel_gpu_drm *d;
+	size_t dlen = 0, seen = 0;
+	bool fd5 = true;
+	FILE *f;
+
+	if (snprintf(root, sizeof(root), "%s", unit_tmp("drm-bad")) >= (int)sizeof(root) ||
+	    mkdir(root, 0755)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	mk("proc");
+	dc_spawn(DB_PID, 1, "gl");
+	db_open(DB_PID, 3);
+	db_open(DB_PID, 5);
+	f = open_memstream(&diag, &dlen);
+	d = f ? hwtel_gpu_drm_new(proc, sys, root) : NULL;
+	CHECK(d != NULL);
+	if (!d) {
+		if (f)
+			fclose(f);
+		free(diag);
+		return;
+	}
+	hwtel_gpu_drm_set_clock(d, fake_clock);
+	hwtel_gpu_drm_set_initial_opp(d, 300, 1000);
+	hwtel_gpu_drm_set_diag(d, f, "");
+	fake_now = 1000000000ull;
+	CHECK_EQ(hwtel_gpu_drm_begin(d, fake_now), 0);
+	fflush(f);
+	{
+		static const int first[][2] = { { DB_PID, 3 }, { DB_PID, 5 } };
+
+		CHECK(db_said(diag, first, 2));
+	}
+	CHECK_EQ(hwtel_gpu_drm_retained_bad(d), 2);
+	seen = dlen;
+	for (k = 1; k <= DB_READS; k++) {
+		int files[3][2];
+		unsigned int nsaid = 0, live;
+
+		if (k > 1) {
+			dc_fd(DB_PID, 10 + k - 1, false);
+			dc_exit(DB_NEW + (int)k - 1);
+		}
+		db_open(DB_PID, 10 + k);
+		files[nsaid][0] = DB_PID;
+		files[nsaid++][1] = 10 + (int)k;
+		dc_spawn(DB_NEW + (int)k, 100 + k, "gl");
+		db_open(DB_NEW + (int)k, 4);
+		files[nsaid][0] = DB_NEW + (int)k;
+		files[nsaid++][1] = 4;
+		if (k % 10 == 0) {
+			dc_fd(DB_PID, 5, false);
+			fd5 = false;
+		} else if (!fd5) {
+			db_open(DB_PID, 5);
+			fd5 = true;
+			files[nsaid][0] = DB_PID;
+			files[nsaid++][1] = 5;
+		}
+		fake_now += 10000000;
+		CHECK_EQ(hwtel_gpu_drm_interval(d, fake_now, &r), 0);
+		fflush(f);
+		/* fd 3, the new fd of 300, the new process's fd 4, fd 5 when open */
+		live = 3 + fd5;
+		/* the first failures of each kind said, and the last read's */
+		if (hwtel_gpu_drm_retained_bad(d) != live && (++fails_kept <= 3 || k == DB_READS))
+			printf("#   read %lu: %u files without a client id open, %u kept\n",
+			       k, live, hwtel_gpu_drm_retained_bad(d));
+		if (!db_said(diag + seen, (const int (*)[2])files, nsaid) && ++fails_said <= 3) {
+			const char *l;
+
+			printf("#   read %lu: expected the %u files opened since, once each; said:\n",
+			       k, nsaid);
+			for (l = diag + seen; *l && strchr(l, '\n'); l = strchr(l, '\n') + 1)
+				printf("#     %.*s\n", (int)(strchr(l, '\n') - l), l);
+		}
+		seen = dlen;
+	}
+	CHECK_EQ(fails_kept, 0);
+	CHECK_EQ(fails_said, 0);
+	CHECK(r && r->nconsumers == 0);
+	hwtel_gpu_drm_free(d);
+	fclose(f);
+	free(diag);
+	CHECK_EQ(system(unit_fmt("rm -rf -- '%s'", root)), 0);
+}
