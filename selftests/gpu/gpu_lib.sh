@@ -88,13 +88,16 @@ gpu_need_model()
 # gpu_wait_report PYTHON-EXPR: until a report line L (a dict) of the JSON
 # lines file $W, from line $FROM on, makes it true; print that line's
 # number (0: hwtel, pid $HWPID, ended first). Polls every 50 ms, up to 300 s.
+# Only whole lines count: a reader may see a line hwtel is still writing
+# (stdio may write it in pieces, and a write(2) to a regular file becomes
+# visible page by page).
 gpu_wait_report()
 {
 	python3 - "$W" "$FROM" "$1" "$HWPID" <<'PY'
 import json, os, sys, time
 path, start, expr, hw = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 for _ in range(6000):
-    lines = open(path).read().splitlines()
+    lines = open(path).read().split("\n")[:-1]
     for n, l in enumerate(lines[start:], start + 1):
         L = json.loads(l)
         if eval(expr):
