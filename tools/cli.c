@@ -988,11 +988,11 @@ static void pcie_blk_free(void *m)
 	struct pcie_blk *k = m;
 
 	hwtel_pcie_close(k->h);
-	free(k->a);
-	free(k->b);
-	free(k->diff);
-	free(k->first);
-	free(k->cum);
+	hwtel_pcie_data_free(k->a);
+	hwtel_pcie_data_free(k->b);
+	hwtel_pcie_data_free(k->diff);
+	hwtel_pcie_data_free(k->first);
+	hwtel_pcie_data_free(k->cum);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -1005,11 +1005,11 @@ static int pcie_blk_open(struct pcie_blk *k, const char *device, unsigned int in
 	ret = hwtel_pcie_open(device, index, flags, &k->h);
 	if (ret)
 		return ret;
-	k->a = malloc(sizeof(*k->a));
-	k->b = malloc(sizeof(*k->b));
-	k->diff = malloc(sizeof(*k->diff));
-	k->first = malloc(sizeof(*k->first));
-	k->cum = malloc(sizeof(*k->cum));
+	k->a = hwtel_pcie_data_new(k->h);
+	k->b = hwtel_pcie_data_new(k->h);
+	k->diff = hwtel_pcie_data_new(k->h);
+	k->first = hwtel_pcie_data_new(k->h);
+	k->cum = hwtel_pcie_data_new(k->h);
 	if (!k->a || !k->b || !k->diff || !k->first || !k->cum) {
 		pcie_blk_free(k);
 		return -ENOMEM;

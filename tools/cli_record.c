@@ -404,7 +404,13 @@ static const char *const PCIE_M[] = {
  * figures can be trusted; 0 when none was; NaN when the flags were not
  * read (no CAP_PERFMON) and on a source's first reading.
  */
-#define PCIE_UNTRUSTED (HWTEL_MAX_EP * HWTEL_MAX_BUSES * PCIE_NM)
+#define PCIE_UNTRUSTED(s) ((s)->pa->nendpoints * pcie_nbuses(s) * PCIE_NM)
+
+/* buses of an endpoint of the source's block (every endpoint has as many) */
+static unsigned int pcie_nbuses(const struct source *s)
+{
+	return s->pa->nendpoints ? s->pa->endpoints[0].nbuses : 0;
+}
 
 /* ------------------------------------------------------------------ */
 /* Discrete events: --event NAME=SYS:TRACEPOINT [if FILTER] | NAME=PMU/EVENT/ */
@@ -508,9 +514,9 @@ static int open_source(struct recorder *r, unsigned int i, const char *spec, boo
 					      &s->pcie);
 		if (ret)
 			return ret;
-		s->pa = malloc(sizeof(*s->pa));
-		s->pb = malloc(sizeof(*s->pb));
-		s->pd = malloc(sizeof(*s->pd));
+		s->pa = hwtel_pcie_data_new(s->pcie);
+		s->pb = hwtel_pcie_data_new(s->pcie);
+		s->pd = hwtel_pcie_data_new(s->pcie);
 		if (!s->pa || !s->pb || !s->pd)
 			return -ENOMEM;
 		ret = hwtel_pcie_read(s->pcie, s->pa);
@@ -524,7 +530,7 @@ static int open_source(struct recorder *r, unsigned int i, const char *spec, boo
 				unsigned int n = nk[bus->kind]++;
 
 				for (k = 0; k < PCIE_NM; k++) {
-					ret = add_metric(r, i, (e * HWTEL_MAX_BUSES + b) * PCIE_NM + k,
+					ret = add_metric(r, i, (e * pcie_nbuses(s) + b) * PCIE_NM + k,
 							 "pcie.ep%u.%s%u.%s", e, bus_tag(bus->kind), n,
 							 PCIE_M[k]);
 					if (ret)
@@ -532,10 +538,10 @@ static int open_source(struct recorder *r, unsigned int i, const char *spec, boo
 				}
 			}
 		}
-		ret = add_metric(r, i, PCIE_UNTRUSTED, "pcie.untrusted");
+		ret = add_metric(r, i, PCIE_UNTRUSTED(s), "pcie.untrusted");
 		if (ret)
 			return ret;
-		s->nvals = PCIE_UNTRUSTED + 1;
+		s->nvals = PCIE_UNTRUSTED(s) + 1;
 	} else if (!strncmp(spec, "ddr", 3) && (spec[3] == '\0' || spec[3] == '=')) {
 		s->kind = SRC_DDR;
 		snprintf(s->set, sizeof(s->set), "ddr");
@@ -670,18 +676,20 @@ static int read_source(struct source *s)
 			s->have_prev = true;
 			return 0;
 		}
-		s->vals[PCIE_UNTRUSTED] = !s->pb->state_valid ? NAN :
+		s->vals[PCIE_UNTRUSTED(s)] = !s->pb->state_valid ? NAN :
 			s->pb->status.lost_deltas || s->pb->status.readout_overrun ? 1 : 0;
 		sec = hwtel_pcie_seconds(s->pb, s->pa);
 		s->stale = !(sec > 0);
-		hwtel_pcie_diff(s->pb, s->pa, s->pd);
+		ret = hwtel_pcie_diff(s->pb, s->pa, s->pd);
+		if (ret)
+			return ret;
 		for (e = 0; e < s->pd->nendpoints; e++) {
 			const struct hwtel_pcie_ep *ep = &s->pd->endpoints[e];
 
 			for (b = 0; b < ep->nbuses; b++) {
 				const struct hwtel_pcie_bus *bus = &ep->buses[b];
 				struct hwtel_pcie_bus_metrics m;
-				double *v = &s->vals[(e * HWTEL_MAX_BUSES + b) * PCIE_NM];
+				double *v = &s->vals[(e * pcie_nbuses(s) + b) * PCIE_NM];
 
 				hwtel_pcie_bus_metrics(s->pd, ep, bus, sec, &m);
 				v[0] = m.used_pct;
@@ -1110,9 +1118,9 @@ static void free_sources(struct recorder *r)
 		if (s->g)
 			hwtel_group_free(s->g);
 		free(s->pmu);
-		free(s->pa);
-		free(s->pb);
-		free(s->pd);
+		hwtel_pcie_data_free(s->pa);
+		hwtel_pcie_data_free(s->pb);
+		hwtel_pcie_data_free(s->pd);
 		free(s->da);
 		free(s->db);
 		free(s->dd);

@@ -7,7 +7,11 @@
  * come from one snapshot, and the PCIe control plane (state, flags, clear,
  * totals) through the ndk_pcie_tlm generic netlink family (libnl-genl-3).
  *
- * Readings are plain structs owned by the caller: read twice, diff, format.
+ * Readings are allocated by the library, sized to the block's layout
+ * (hwtel_pcie_data_new()): read twice, diff, format.
+ * A struct the library allocates is never declared, embedded or copied by
+ * value by the caller, and its fields are only ever appended: that is what
+ * lets the layouts and the structs grow without a new SONAME.
  * Every function that can fail returns 0 or a negative errno and leaves a
  * human readable explanation in hwtel_last_error().
  *
@@ -27,17 +31,7 @@ extern "C" {
 
 #define HWTEL_VERSION "1.0"
 
-/* Sizes of the plain reading structs. A layout beyond them is reported
- * truncated (hwtel_pcie_data.truncated), never refused.
- */
 #define HWTEL_NAME_MAX		64
-#define HWTEL_MAX_EP		16
-#define HWTEL_MAX_PORTS		8
-#define HWTEL_MAX_BUSES		(2 + 2 * HWTEL_MAX_PORTS)
-#define HWTEL_MAX_REGIONS	16
-#define HWTEL_MAX_BRAKES	16
-#define HWTEL_MAX_HISTS		4
-#define HWTEL_MAX_BANDS		8
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                             */
@@ -169,7 +163,7 @@ struct hwtel_pcie_bus {
 	uint64_t mvb_backpressure;	/* MVB stall cycles */
 	uint64_t items;			/* MFB items */
 	unsigned int nregions;
-	uint64_t regions[HWTEL_MAX_REGIONS];
+	uint64_t *regions;		/* [nregions] */
 	unsigned int region_bytes;
 	bool pcie_clk, has_mvb, dma_up;
 };
@@ -186,11 +180,11 @@ struct hwtel_pcie_ep {
 	/* counters */
 	uint64_t pcie_cycles, dma_cycles;
 	unsigned int nbrakes;
-	uint64_t brakes[HWTEL_MAX_BRAKES];
+	uint64_t *brakes;		/* [nbrakes] */
 	unsigned int nhists, nbands;
-	uint64_t hists[HWTEL_MAX_HISTS][HWTEL_MAX_BANDS];
+	uint64_t **hists;		/* [nhists][nbands] */
 	unsigned int nbuses;
-	struct hwtel_pcie_bus buses[HWTEL_MAX_BUSES];
+	struct hwtel_pcie_bus *buses;	/* [nbuses] */
 };
 
 struct hwtel_pcie_status {
@@ -199,15 +193,21 @@ struct hwtel_pcie_status {
 	bool readout_overrun;
 };
 
+/*
+ * A reading. Allocated by the library only (hwtel_pcie_data_new()), with
+ * every array sized to the block's layout: never declared, embedded or
+ * copied by value by the caller (hwtel_pcie_data_copy()); fields are only
+ * ever appended. The pointers and counts describe the layout: the caller
+ * changes the values, never them.
+ */
 struct hwtel_pcie_data {
-	char pmu[HWTEL_NAME_MAX];
+	const char *pmu;
 	struct hwtel_pcie_config config;
 	struct hwtel_pcie_status status;
 	bool state_valid;		/* endpoint state, gauges and status
 					 * flags came from the control plane;
 					 * false: not read (unknown)
 					 */
-	bool truncated;			/* layout larger than the HWTEL_MAX_* sizes */
 	uint64_t timestamp_ns;		/* CLOCK_MONOTONIC of the snapshot:
 					 * the driver's time of endpoint 0's
 					 * copy (its snapshot_ns event) or,
@@ -223,7 +223,7 @@ struct hwtel_pcie_data {
 					 * Equal in two readings: one copy.
 					 */
 	unsigned int nendpoints;
-	struct hwtel_pcie_ep endpoints[HWTEL_MAX_EP];
+	struct hwtel_pcie_ep *endpoints;	/* [nendpoints] */
 };
 
 struct hwtel_pcie;
@@ -264,23 +264,37 @@ void hwtel_pcie_close(struct hwtel_pcie *h);
 const char *hwtel_pcie_name(const struct hwtel_pcie *h);
 const struct hwtel_pcie_config *hwtel_pcie_config(const struct hwtel_pcie *h);
 
+/*
+ * A reading with the layout of @h's block (a later read, totals, copy or
+ * diff fills it), or of @cfg for data made up by a program or a test
+ * (@pmu names it; NULL: ""). NULL on failure (errno ENOMEM, or E2BIG
+ * for a layout too large to allocate: hwtel_last_error() says which).
+ * Free it with hwtel_pcie_data_free() (NULL is a no-op).
+ */
+struct hwtel_pcie_data *hwtel_pcie_data_new(const struct hwtel_pcie *h);
+struct hwtel_pcie_data *hwtel_pcie_data_new_config(const char *pmu,
+						   const struct hwtel_pcie_config *cfg);
+void hwtel_pcie_data_free(struct hwtel_pcie_data *d);
+
 /* Counters from one perf group read per endpoint (since the events were
- * opened), plus state and flags from the control plane.
+ * opened), plus state and flags from the control plane. @out is a reading
+ * of @h's layout (-EINVAL otherwise).
  */
 int hwtel_pcie_read(struct hwtel_pcie *h, struct hwtel_pcie_data *out);
 /* Every counter since the last clear, from the control plane (one SNAPSHOT). */
 int hwtel_pcie_read_totals(struct hwtel_pcie *h, struct hwtel_pcie_data *out);
-/* out = new - old, counter by counter (modulo 2^64); gauges, state and flags
- * come from @new. @out may alias @new.
- */
 /* Seconds between two readings (wall time, CLOCK_MONOTONIC, of the two
  * snapshots).
  */
 double hwtel_pcie_seconds(const struct hwtel_pcie_data *new_,
 			  const struct hwtel_pcie_data *old);
-void hwtel_pcie_diff(const struct hwtel_pcie_data *new_,
-		     const struct hwtel_pcie_data *old,
-		     struct hwtel_pcie_data *out);
+/* out = new - old, counter by counter (modulo 2^64); gauges, state and flags
+ * come from @new. @out may alias @new. The three readings have one layout:
+ * otherwise -EINVAL and @out untouched.
+ */
+int hwtel_pcie_diff(const struct hwtel_pcie_data *new_,
+		    const struct hwtel_pcie_data *old,
+		    struct hwtel_pcie_data *out);
 
 #define HWTEL_CLEAR_COUNTERS	(1u << 0)
 #define HWTEL_CLEAR_FLAGS	(1u << 1)
@@ -291,13 +305,11 @@ int hwtel_pcie_status(struct hwtel_pcie *h, struct hwtel_pcie_status *st);
 /* Non-zero once the PMU has gone (module unloaded, device removed). */
 bool hwtel_pcie_vanished(struct hwtel_pcie *h);
 
-/* Copy a reading: only the endpoints it has (the struct is large). */
-void hwtel_pcie_data_copy(struct hwtel_pcie_data *dst,
-			  const struct hwtel_pcie_data *src);
-
-/* Fill an empty reading with the layout of @cfg (buses, names, sizes). */
-void hwtel_pcie_data_init(struct hwtel_pcie_data *d, const char *pmu,
-			  const struct hwtel_pcie_config *cfg);
+/* Copy reading @src into @dst, a reading of the same layout (-EINVAL
+ * otherwise, @dst untouched); the PMU name too.
+ */
+int hwtel_pcie_data_copy(struct hwtel_pcie_data *dst,
+			 const struct hwtel_pcie_data *src);
 
 /*
  * Formatters. @seconds > 0: the reading is a difference over that many
@@ -321,11 +333,12 @@ int hwtel_pcie_format_prom(FILE *f, const struct hwtel_pcie_data *cum,
 			   const struct hwtel_pcie_data *d, double seconds);
 
 /* Derived metrics of one bus; NaN where undefined (no cycles, no frames,
- * no interval).
+ * no interval). A region's share of the cycles is
+ * hwtel_pcie_region_pct(): the struct has no per-region array, so it does
+ * not depend on the layout (and the caller may declare it).
  */
 struct hwtel_pcie_bus_metrics {
 	double used_pct, words_pct, mfb_stall_pct, mvb_stall_pct;
-	double region_pct[HWTEL_MAX_REGIONS];
 	double gbps, mpps, rd_pct, avg_bytes;
 	uint64_t requests, bytes;
 };
@@ -333,6 +346,11 @@ void hwtel_pcie_bus_metrics(const struct hwtel_pcie_data *d,
 			    const struct hwtel_pcie_ep *ep,
 			    const struct hwtel_pcie_bus *bus, double seconds,
 			    struct hwtel_pcie_bus_metrics *m);
+/* Percentage of the bus's clock cycles region @r was in use (NaN: no
+ * cycles, or @r >= bus->nregions).
+ */
+double hwtel_pcie_region_pct(const struct hwtel_pcie_ep *ep,
+			     const struct hwtel_pcie_bus *bus, unsigned int r);
 /* Name and stream ("UP"/"DOWN") of stop reason @k ("reason <k>" if unknown). */
 const char *hwtel_pcie_brake_name(unsigned int k, const char **stream,
 				  char *buf, size_t size);

@@ -99,6 +99,9 @@ int hwtel_nl_parse_totals_msg(struct nl_msg *msg, const char *dev, uint64_t *tot
 /* pcie_data.c */
 const char *hwtel_pcie_bus_tag(enum hwtel_bus_kind k);
 const char *hwtel_pcie_brake_key(unsigned int k, char *buf, size_t size);
+/* Fill @out (of @tmpl's layout, else -EINVAL naming @fn) from @tmpl */
+int hwtel_pcie_data_reset(struct hwtel_pcie_data *out, const struct hwtel_pcie_data *tmpl,
+			  const char *fn);
 
 /* Small JSON writer (json.c) */
 struct hwtel_json {

@@ -41,7 +41,7 @@ struct hwtel_pcie {
 	struct hwtel_nl *nl;
 	unsigned int flags;
 	unsigned int neps;
-	struct ep_group eps[HWTEL_MAX_EP];
+	struct ep_group *eps;	/* [neps] */
 	uint64_t snap_base;	/* CLOCK_MONOTONIC of snapshot_ns 0 */
 	bool snap_base_set;
 	bool vanished;
@@ -132,13 +132,15 @@ static int build_ctrs(struct hwtel_pcie *h, const struct hwtel_pcie_ep *tep,
 		      unsigned int e, struct ctr **out)
 {
 	const struct hwtel_pcie_config *c = &h->cfg;
-	unsigned int n = 0, cap = 4 + tep->nbrakes + HWTEL_MAX_HISTS * HWTEL_MAX_BANDS +
-			 tep->nbuses * (6 + HWTEL_MAX_REGIONS);
+	unsigned int n = 0, cap = 4 + tep->nbrakes + tep->nhists * tep->nbands + tep->nbuses * 6;
 	unsigned int pbase = e * c->counters_per_ep, dbase = pbase + c->pcie_channels;
 	unsigned int brake0 = pbase + 1 + c->pcie_buses * (6 + c->probe_pcie_regions);
 	unsigned int b, i, hh;
-	struct ctr *v = calloc(cap, sizeof(*v));
+	struct ctr *v;
 
+	for (b = 0; b < tep->nbuses; b++)
+		cap += tep->buses[b].nregions;
+	v = calloc(cap, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	v[n++] = (struct ctr){ .type = C_PCYC, .entry = pbase };
@@ -211,15 +213,16 @@ void hwtel_pcie_close(struct hwtel_pcie *h)
 
 	if (!h)
 		return;
-	for (e = 0; e < h->neps; e++) {
+	for (e = 0; e < h->neps && h->eps; e++) {
 		hwtel_group_free(h->eps[e].g);
 		free(h->eps[e].ctr);
 		free(h->eps[e].vals);
 	}
+	free(h->eps);
 	hwtel_nl_close(h->nl);
 	if (h->flags_fd >= 0)
 		close(h->flags_fd);
-	free(h->tmpl);
+	hwtel_pcie_data_free(h->tmpl);
 	free(h);
 }
 
@@ -248,12 +251,16 @@ int hwtel_pcie_open(const char *device, unsigned int index, unsigned int flags,
 		ret = read_caps(h);
 	if (ret)
 		goto fail;
-	h->tmpl = malloc(sizeof(*h->tmpl));
+	h->tmpl = hwtel_pcie_data_new_config(h->pmu.name, &h->cfg);
 	if (!h->tmpl) {
+		ret = -errno;
+		goto fail;
+	}
+	h->eps = calloc(h->tmpl->nendpoints, sizeof(*h->eps));
+	if (!h->eps) {
 		ret = -ENOMEM;
 		goto fail;
 	}
-	hwtel_pcie_data_init(h->tmpl, h->pmu.name, &h->cfg);
 	h->neps = h->tmpl->nendpoints;
 	for (e = 0; e < h->neps; e++) {
 		ret = build_ctrs(h, &h->tmpl->endpoints[e], e, &h->eps[e].ctr);
@@ -317,6 +324,15 @@ int hwtel_pcie_open(const char *device, unsigned int index, unsigned int flags,
 fail:
 	hwtel_pcie_close(h);
 	return ret;
+}
+
+struct hwtel_pcie_data *hwtel_pcie_data_new(const struct hwtel_pcie *h)
+{
+	struct hwtel_pcie_data *d = hwtel_pcie_data_new_config(h->pmu.name, &h->cfg);
+
+	if (d)
+		hwtel_pcie_data_reset(d, h->tmpl, "hwtel_pcie_data_new");
+	return d;
 }
 
 const char *hwtel_pcie_name(const struct hwtel_pcie *h)
@@ -401,7 +417,9 @@ int hwtel_pcie_read(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 	int ret;
 
 	hwtel_clear_error();
-	hwtel_pcie_data_copy(out, h->tmpl);
+	ret = hwtel_pcie_data_reset(out, h->tmpl, "hwtel_pcie_read");
+	if (ret)
+		return ret;
 	t0 = hwtel_now_ns();
 	for (e = 0; e < h->neps; e++) {
 		struct ep_group *g = &h->eps[e];
@@ -452,7 +470,9 @@ int hwtel_pcie_read_totals(struct hwtel_pcie *h, struct hwtel_pcie_data *out)
 	hwtel_clear_error();
 	if (!h->nl)
 		return hwtel_err(-EINVAL, "%s was opened without the control plane", h->pmu.name);
-	hwtel_pcie_data_copy(out, h->tmpl);
+	ret = hwtel_pcie_data_reset(out, h->tmpl, "hwtel_pcie_read_totals");
+	if (ret)
+		return ret;
 	tot = calloc(n ? n : 1, sizeof(*tot));
 	if (!tot)
 		return -ENOMEM;
@@ -493,13 +513,12 @@ int hwtel_pcie_status(struct hwtel_pcie *h, struct hwtel_pcie_status *st)
 	hwtel_clear_error();
 	if (!h->nl)
 		return hwtel_err(-EINVAL, "%s was opened without the control plane", h->pmu.name);
-	d = malloc(sizeof(*d));
+	d = hwtel_pcie_data_new(h);
 	if (!d)
-		return -ENOMEM;
-	hwtel_pcie_data_copy(d, h->tmpl);
+		return -errno;
 	ret = read_state(h, d);
 	if (!ret)
 		*st = d->status;
-	free(d);
+	hwtel_pcie_data_free(d);
 	return ret;
 }

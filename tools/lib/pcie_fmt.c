@@ -11,19 +11,58 @@
 #include "internal.h"
 
 #define CELL 96
-#define TAB_ROWS (HWTEL_MAX_BUSES + 2)
-#define TAB_COLS 12
 
 /* A left-aligned table: header, dash rule, rows; columns two spaces apart,
  * each as wide as its widest cell (header included, plus @hpad for the
- * header); lines carry no trailing blanks.
+ * header); lines carry no trailing blanks. As many rows and columns as
+ * the layout has, each cell @cellw bytes (at least CELL).
  */
 struct table {
-	unsigned int ncols, nrows;
+	unsigned int ncols, nrows, maxrows;
 	unsigned int hpad;
-	char head[TAB_COLS][CELL];
-	char cell[TAB_ROWS][TAB_COLS][CELL];
+	size_t cellw;
+	char *head;		/* [ncols][cellw] */
+	char *cells;		/* [maxrows][ncols][cellw] */
 };
+
+static struct table *table_new(unsigned int ncols, unsigned int maxrows, size_t cellw)
+{
+	struct table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->ncols = ncols;
+	t->maxrows = maxrows;
+	t->cellw = cellw < CELL ? CELL : cellw;
+	t->head = calloc((size_t)ncols, t->cellw);
+	t->cells = calloc((size_t)ncols * (maxrows ? maxrows : 1), t->cellw);
+	if (!t->head || !t->cells) {
+		free(t->head);
+		free(t->cells);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void table_free(struct table *t)
+{
+	if (!t)
+		return;
+	free(t->head);
+	free(t->cells);
+	free(t);
+}
+
+static char *thead(const struct table *t, unsigned int c)
+{
+	return t->head + (size_t)c * t->cellw;
+}
+
+static char *tcell(const struct table *t, unsigned int r, unsigned int c)
+{
+	return t->cells + ((size_t)r * t->ncols + c) * t->cellw;
+}
 
 static void emit_line(FILE *f, char *line)
 {
@@ -37,20 +76,25 @@ static void emit_line(FILE *f, char *line)
 
 static void table_print(FILE *f, const struct table *t)
 {
-	unsigned int w[TAB_COLS], c, r;
-	char line[TAB_COLS * (CELL + 2) + 1];
+	unsigned int *w = calloc(t->ncols ? t->ncols : 1, sizeof(*w)), c, r;
+	char *line = malloc((size_t)t->ncols * (t->cellw + t->hpad + 2) + 1);
 
+	if (!w || !line) {
+		free(w);
+		free(line);
+		return;
+	}
 	for (c = 0; c < t->ncols; c++) {
-		w[c] = (unsigned int)strlen(t->head[c]) + t->hpad;
+		w[c] = (unsigned int)strlen(thead(t, c)) + t->hpad;
 		for (r = 0; r < t->nrows; r++)
-			if (strlen(t->cell[r][c]) > w[c])
-				w[c] = (unsigned int)strlen(t->cell[r][c]);
+			if (strlen(tcell(t, r, c)) > w[c])
+				w[c] = (unsigned int)strlen(tcell(t, r, c));
 	}
 	for (r = 0; r < t->nrows + 2; r++) {
 		size_t off = 0;
 
 		for (c = 0; c < t->ncols; c++) {
-			const char *s = r == 0 ? t->head[c] : r == 1 ? NULL : t->cell[r - 2][c];
+			const char *s = r == 0 ? thead(t, c) : r == 1 ? NULL : tcell(t, r - 2, c);
 			unsigned int i, len = s ? (unsigned int)strlen(s) : 0;
 
 			if (c)
@@ -68,6 +112,8 @@ static void table_print(FILE *f, const struct table *t)
 		line[off] = '\0';
 		emit_line(f, line);
 	}
+	free(w);
+	free(line);
 }
 
 /* "%.2f" of a percentage, "-" when undefined (the reference's _pct, stripped) */
@@ -212,11 +258,18 @@ static void text_state(FILE *f, const struct hwtel_pcie_ep *ep, bool valid)
 
 static void text_brakes(FILE *f, const struct hwtel_pcie_ep *ep, bool mark)
 {
-	struct { const char *label; uint64_t v; char buf[32]; } up[HWTEL_MAX_BRAKES + 1],
-		down[HWTEL_MAX_BRAKES];
+	struct brake_row { const char *label; uint64_t v; char buf[32]; } *up, *down;
 	unsigned int nup = 0, ndown = 0, k, upl = 0, downl = 0, upw, rows, vw = 6;
 	const struct hwtel_pcie_bus *rq = rq_bus(ep);
 	char line[512];
+
+	up = calloc((size_t)ep->nbrakes + 1, sizeof(*up));
+	down = calloc(ep->nbrakes ? ep->nbrakes : 1, sizeof(*down));
+	if (!up || !down) {
+		free(up);
+		free(down);
+		return;
+	}
 
 	for (k = 0; k < ep->nbrakes; k++) {
 		const char *stream, *name;
@@ -279,6 +332,8 @@ static void text_brakes(FILE *f, const struct hwtel_pcie_ep *ep, bool mark)
 		snprintf(line, sizeof(line), "    %-*s    %s", (int)upw, left, right);
 		emit_line(f, line);
 	}
+	free(up);
+	free(down);
 }
 
 static void text_hists(FILE *f, const struct hwtel_pcie_data *d,
@@ -290,34 +345,31 @@ static void text_hists(FILE *f, const struct hwtel_pcie_data *d,
 
 	if (!ep->nhists)
 		return;
-	t = calloc(1, sizeof(*t));
+	t = table_new(2 + ep->nbands, ep->nhists, CELL);
 	if (!t)
 		return;
 	t->hpad = 2;
-	t->ncols = 2 + ep->nbands;
-	if (t->ncols > TAB_COLS)
-		t->ncols = TAB_COLS;
-	snprintf(t->head[0], CELL, "Time spent low");
-	snprintf(t->head[1], CELL, "of");
+	snprintf(thead(t, 0), CELL, "Time spent low");
+	snprintf(thead(t, 1), CELL, "of");
 	for (b = 0; b + 2 < t->ncols; b++)
-		snprintf(t->head[2 + b], CELL, "%s", band_name(b, buf, sizeof(buf)));
-	for (h = 0; h < ep->nhists && h < TAB_ROWS; h++) {
+		snprintf(thead(t, 2 + b), CELL, "%s", band_name(b, buf, sizeof(buf)));
+	for (h = 0; h < ep->nhists; h++) {
 		unsigned int cap = hist_capacity(&d->config, h);
 
-		snprintf(t->cell[h][0], CELL, "%s", hist_name(h, buf, sizeof(buf)));
+		snprintf(tcell(t, h, 0), CELL, "%s", hist_name(h, buf, sizeof(buf)));
 		if (cap)
-			snprintf(t->cell[h][1], CELL, "%u", cap);
+			snprintf(tcell(t, h, 1), CELL, "%u", cap);
 		else
-			snprintf(t->cell[h][1], CELL, "-");
+			snprintf(tcell(t, h, 1), CELL, "-");
 		for (b = 0; b + 2 < t->ncols; b++) {
-			fmt_pct(t->cell[h][2 + b], ratio_pct(ep->hists[h][b], ep->pcie_cycles));
-			mark_cell(t->cell[h][2 + b], CELL, mark);
+			fmt_pct(tcell(t, h, 2 + b), ratio_pct(ep->hists[h][b], ep->pcie_cycles));
+			mark_cell(tcell(t, h, 2 + b), CELL, mark);
 		}
 		t->nrows++;
 	}
 	fputc('\n', f);
 	table_print(f, t);
-	free(t);
+	table_free(t);
 }
 
 /* One line per padded bus, under the bus table (none when no bus is padded) */
@@ -360,8 +412,7 @@ static int pcie_format_text_c(FILE *f, const struct hwtel_pcie_data *d, double s
 		fprintf(f, "Measured over %.2f s\n", seconds);
 	else
 		fputs("Totals since the last clear\n", f);
-	if (d->status.lost_deltas || d->status.readout_overrun || d->truncated ||
-	    !d->state_valid) {
+	if (d->status.lost_deltas || d->status.readout_overrun || !d->state_valid) {
 		fputc('\n', f);
 		if (!d->state_valid)
 			fputs("  ?? STATUS FLAGS NOT READ - the counters may not be exact\n", f);
@@ -371,14 +422,18 @@ static int pcie_format_text_c(FILE *f, const struct hwtel_pcie_data *d, double s
 			fputs("  !! READ-OUT OVERRUN - the counters are not exact\n", f);
 		if (mark)
 			fputs("  !! Figures marked ! cannot be trusted\n", f);
-		if (d->truncated)
-			fputs("  !! LAYOUT TRUNCATED - the block is larger than this tool shows\n", f);
 	}
 
 	for (e = 0; e < d->nendpoints; e++) {
 		const struct hwtel_pcie_ep *ep = &d->endpoints[e];
-		struct table *t = calloc(1, sizeof(*t));
+		unsigned int maxreg = 0;
+		struct table *t;
 
+		/* a region's share is at most "!" and 30 characters, and a blank */
+		for (b = 0; b < ep->nbuses; b++)
+			if (ep->buses[b].nregions > maxreg)
+				maxreg = ep->buses[b].nregions;
+		t = table_new(10, ep->nbuses, (size_t)maxreg * 32 + 1);
 		if (!t)
 			return -ENOMEM;
 		fprintf(f, "\nPCIe endpoint %u\n", ep->index);
@@ -389,14 +444,17 @@ static int pcie_format_text_c(FILE *f, const struct hwtel_pcie_data *d, double s
 				(double)ep->pcie_cycles / seconds / 1e6,
 				(double)ep->dma_cycles / seconds / 1e6);
 
-		t->ncols = 10;
 		for (b = 0; b < 10; b++)
-			snprintf(t->head[b], CELL, "%s", heads[b]);
-		for (b = 0; b < ep->nbuses && b < TAB_ROWS; b++) {
+			snprintf(thead(t, b), CELL, "%s", heads[b]);
+		for (b = 0; b < ep->nbuses; b++) {
 			const struct hwtel_pcie_bus *bus = &ep->buses[b];
 			struct hwtel_pcie_bus_metrics m;
-			char (*row)[CELL] = t->cell[t->nrows++];
+			unsigned int row_i = t->nrows++;
+			char *row[10];
 			size_t off = 0;
+
+			for (r = 0; r < 10; r++)
+				row[r] = tcell(t, row_i, r);
 
 			hwtel_pcie_bus_metrics(d, ep, bus, seconds, &m);
 			snprintf(row[0], CELL, "%s", bus->name);
@@ -404,13 +462,15 @@ static int pcie_format_text_c(FILE *f, const struct hwtel_pcie_data *d, double s
 			fmt_pct(row[2], m.words_pct);
 			fmt_pct(row[3], m.mfb_stall_pct);
 			fmt_pct(row[4], m.mvb_stall_pct);
-			for (r = 0; r < bus->nregions && off + 9 < CELL; r++) {
-				if (isnan(m.region_pct[r]))
-					off += (size_t)snprintf(row[5] + off, CELL - off, "%s-", r ? " " : "");
+			for (r = 0; r < bus->nregions && off + 33 < t->cellw; r++) {
+				double rp = hwtel_pcie_region_pct(ep, bus, r);
+
+				if (isnan(rp))
+					off += (size_t)snprintf(row[5] + off, t->cellw - off, "%s-",
+								r ? " " : "");
 				else
-					off += (size_t)snprintf(row[5] + off, CELL - off, "%s%s%.1f",
-								r ? " " : "", mark ? "!" : "",
-								m.region_pct[r]);
+					off += (size_t)snprintf(row[5] + off, t->cellw - off, "%s%s%.1f",
+								r ? " " : "", mark ? "!" : "", rp);
 			}
 			if (seconds > 0) {
 				snprintf(row[6], CELL, "%.2f", m.gbps);
@@ -427,7 +487,7 @@ static int pcie_format_text_c(FILE *f, const struct hwtel_pcie_data *d, double s
 		}
 		fputc('\n', f);
 		table_print(f, t);
-		free(t);
+		table_free(t);
 		text_padding(f, d, ep);
 		text_brakes(f, ep, mark);
 		text_hists(f, d, ep, mark);
@@ -592,7 +652,7 @@ static void json_derived(struct hwtel_json *j, const struct hwtel_pcie_data *d,
 			hj_key(j, "region_pct");
 			hj_arr_begin(j);
 			for (i = 0; i < bus->nregions; i++)
-				hj_double(j, m.region_pct[i]);
+				hj_double(j, hwtel_pcie_region_pct(ep, bus, i));
 			hj_arr_end(j);
 			hj_key(j, "gbps"); hj_double(j, m.gbps);
 			hj_key(j, "mpps"); hj_double(j, m.mpps);
@@ -673,7 +733,8 @@ static int pcie_format_json_c(FILE *f, const struct hwtel_pcie_data *d, double s
 	hj_key(&j, "pmu"); hj_str(&j, d->pmu);
 	hj_key(&j, "totals"); hj_bool(&j, seconds <= 0);
 	hj_key(&j, "state_valid"); hj_bool(&j, d->state_valid);
-	hj_key(&j, "truncated"); hj_bool(&j, d->truncated);
+	/* kept for the schema: the reading always has the whole layout */
+	hj_key(&j, "truncated"); hj_bool(&j, false);
 	/* no STATUS flag set: the interval's counts are exact; null = not read */
 	hj_key(&j, "trusted");
 	if (d->state_valid)

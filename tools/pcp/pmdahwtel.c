@@ -254,6 +254,15 @@ static pmInDom indom(unsigned int serial)
 	return indomtab[serial].it_indom;
 }
 
+/* (Re)open PCIe block @k and give it a reading of its (new) layout */
+static void pcie_open(unsigned int k)
+{
+	if (hwtel_pcie_open(pcie[k].name, 0, HWTEL_OPEN_NO_PERF, &pcie[k].h))
+		pcie[k].h = NULL;
+	hwtel_pcie_data_free(pcie[k].d);
+	pcie[k].d = pcie[k].h ? hwtel_pcie_data_new(pcie[k].h) : NULL;
+}
+
 static void add_inst(unsigned int serial, const char *name, struct inst_ref r)
 {
 	struct inst_ref *p = NULL;
@@ -308,10 +317,8 @@ static void open_devices(void)
 			hwtel_pcie_close(pcie[k].h);
 			pcie[k].h = NULL;
 		}
-		if (!pcie[k].h && hwtel_pcie_open(pcie[k].name, 0, HWTEL_OPEN_NO_PERF, &pcie[k].h))
-			pcie[k].h = NULL;
-		if (!pcie[k].d)
-			pcie[k].d = malloc(sizeof(*pcie[k].d));
+		if (!pcie[k].h)
+			pcie_open(k);
 	}
 	for (k = 0; k < nddr; k++) {
 		if (ddr[k].h && hwtel_ddr_vanished(ddr[k].h)) {
@@ -396,9 +403,8 @@ static void refresh(void)
 		if (!pcie[k].ok && pcie[k].h && hwtel_pcie_vanished(pcie[k].h)) {
 			/* the module was reloaded: a new instance of the same name */
 			hwtel_pcie_close(pcie[k].h);
-			if (hwtel_pcie_open(pcie[k].name, 0, HWTEL_OPEN_NO_PERF, &pcie[k].h))
-				pcie[k].h = NULL;
-			pcie[k].ok = pcie[k].h &&
+			pcie_open(k);
+			pcie[k].ok = pcie[k].h && pcie[k].d &&
 				     hwtel_pcie_read_totals(pcie[k].h, pcie[k].d) == 0;
 		}
 		if (pcie[k].ok)

@@ -359,7 +359,8 @@ TEST(cli_prom_remove_own_file)
 TEST(cli_prom_flagged_intervals)
 {
 	struct hwtel_pcie_flag_count c;
-	struct hwtel_pcie_data *d = calloc(1, sizeof(*d));
+	struct hwtel_pcie_config cfg = { .pcie_endpoints = 1 };
+	struct hwtel_pcie_data *d = hwtel_pcie_data_new_config("x", &cfg);
 	char buf[2048] = "";
 	FILE *f;
 
@@ -393,7 +394,7 @@ TEST(cli_prom_flagged_intervals)
 		  "# HELP hwtel_pcie_intervals_total Intervals measured and reported.\n"
 		  "# TYPE hwtel_pcie_intervals_total counter\n"
 		  "hwtel_pcie_intervals_total{device=\"p\"} 1\n");
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 /*

@@ -80,8 +80,14 @@ static int parse_ep(struct nl_msg *msg, struct hwtel_pcie_data *d, char *kmsg)
 {
 	int ret;
 
-	memset(d, 0, sizeof(*d));
-	d->nendpoints = 1;
+	struct hwtel_pcie_ep *ep = &d->endpoints[0];
+
+	/* what a reply fills, cleared (d is a reading of one endpoint) */
+	memset(&d->status, 0, sizeof(d->status));
+	d->state_valid = false;
+	ep->link_up = ep->ext_tag = ep->tag_10b = false;
+	ep->mps = ep->mrrs = ep->rcb = 0;
+	ep->tags_free = ep->tags_free_min = ep->stfifo_free = ep->stfifo_free_min = 0;
 	if (!msg)
 		return -ENOMEM;
 	ret = hwtel_nl_parse_ep_msg(msg, d, kmsg);
@@ -91,7 +97,8 @@ static int parse_ep(struct nl_msg *msg, struct hwtel_pcie_data *d, char *kmsg)
 
 TEST(nl_ep_reply_policy)
 {
-	struct hwtel_pcie_data *d = malloc(sizeof(*d));
+	struct hwtel_pcie_config c = { .pcie_endpoints = 1 };
+	struct hwtel_pcie_data *d = hwtel_pcie_data_new_config("x", &c);
 	char kmsg[HWTEL_NL_KMSG_LEN];
 
 	CHECK_EQ(parse_ep(ep_reply(4, 4), d, kmsg), 0);
@@ -112,7 +119,7 @@ TEST(nl_ep_reply_policy)
 	CHECK(!d->state_valid);
 	CHECK_EQ(parse_ep(ep_reply(4, 2), d, kmsg), -EBADMSG);
 	CHECK(strstr(kmsg, "malformed reply") != NULL);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 /* a TOTALS_GET reply of 3 entries; @bad: 1 DEV_NAME without its NUL,

@@ -4,6 +4,7 @@
  * values over 1.00 s, metric math, diff, JSON/CSV/Prometheus goldens and
  * unknown layouts.
  */
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -73,12 +74,9 @@ static void seed_data(struct hwtel_pcie_data *d)
 	static const uint64_t brakes[6] = { 54400000, 1600000, 0, 0, 33600000, 400000 };
 	static const uint64_t tags[4] = { 1200000, 159200000, 31600000, 208000000 };
 	static const uint64_t fifo[4] = { 0, 84000000, 108000000, 208000000 };
-	struct hwtel_pcie_config c;
 	struct hwtel_pcie_ep *ep;
 	unsigned int i;
 
-	seed_config(&c);
-	hwtel_pcie_data_init(d, "ndk_pcie_tlm_3fff00000000", &c);
 	d->state_valid = true;
 	ep = &d->endpoints[0];
 	ep->link_up = true;
@@ -122,9 +120,25 @@ static char *render(int (*fn)(FILE *, const struct hwtel_pcie_data *, double),
 	return buf;
 }
 
+/* A reading of @c's layout, named @pmu (never NULL: the test stops) */
+static struct hwtel_pcie_data *new_layout(const char *pmu, const struct hwtel_pcie_config *c)
+{
+	struct hwtel_pcie_data *d = hwtel_pcie_data_new_config(pmu, c);
+
+	if (!d) {
+		fprintf(stderr, "hwtel_pcie_data_new_config: %s\n", hwtel_last_error());
+		abort();
+	}
+	return d;
+}
+
+/* An empty reading of the seed's layout (seed_data() fills it) */
 static struct hwtel_pcie_data *new_data(void)
 {
-	return calloc(1, sizeof(struct hwtel_pcie_data));
+	struct hwtel_pcie_config c;
+
+	seed_config(&c);
+	return new_layout("ndk_pcie_tlm_3fff00000000", &c);
 }
 
 TEST(pcie_seed_example_byte_for_byte)
@@ -139,7 +153,7 @@ TEST(pcie_seed_example_byte_for_byte)
 	 */
 	unit_golden(out, "golden/seed-pcie.txt", false);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 TEST(pcie_seed_example_equals_shared_seed)
@@ -204,7 +218,8 @@ TEST(pcie_metric_math)
 	CHECK_NEAR(m.gbps, 287.33, 1e-9);
 	CHECK_NEAR(m.mpps, 58.0, 1e-12);
 	CHECK_NEAR(m.avg_bytes, 35916250000.0 / 58e6, 1e-9);
-	CHECK_NEAR(m.region_pct[3], 63.5, 1e-9);
+	CHECK_NEAR(hwtel_pcie_region_pct(ep, &ep->buses[0], 3), 63.5, 1e-9);
+	CHECK(isnan(hwtel_pcie_region_pct(ep, &ep->buses[0], 4)));
 	/* UP: requests come from the MVB; reads = MVB items - frames */
 	hwtel_pcie_bus_metrics(d, ep, &ep->buses[2], 1.0, &m);
 	CHECK_U64(m.requests, 58000000);
@@ -228,7 +243,7 @@ TEST(pcie_metric_math)
 	ep->buses[2].transactions = 60000000;
 	hwtel_pcie_bus_metrics(d, ep, &ep->buses[2], 1.0, &m);
 	CHECK_NEAR(m.rd_pct, 0.0, 0);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 TEST(pcie_diff_wraps_modulo_2_64)
@@ -247,7 +262,7 @@ TEST(pcie_diff_wraps_modulo_2_64)
 	b->endpoints[0].dma_cycles = 10;
 	b->endpoints[0].tags_free = 77;		/* gauges come from new */
 	b->status.lost_deltas = true;
-	hwtel_pcie_diff(b, a, o);
+	CHECK_EQ(hwtel_pcie_diff(b, a, o), 0);
 	CHECK_U64(o->endpoints[0].pcie_cycles, 400000000);
 	CHECK_U64(o->endpoints[0].dma_cycles, 20);
 	CHECK_U64(o->endpoints[0].buses[0].words, 7);
@@ -258,11 +273,11 @@ TEST(pcie_diff_wraps_modulo_2_64)
 	CHECK_EQ(o->endpoints[0].tags_free, 77);
 	CHECK(o->status.lost_deltas);
 	/* in place */
-	hwtel_pcie_diff(b, a, b);
+	CHECK_EQ(hwtel_pcie_diff(b, a, b), 0);
 	CHECK_U64(b->endpoints[0].pcie_cycles, 400000000);
-	free(a);
-	free(b);
-	free(o);
+	hwtel_pcie_data_free(a);
+	hwtel_pcie_data_free(b);
+	hwtel_pcie_data_free(o);
 }
 
 TEST(pcie_totals_and_flags_text)
@@ -280,7 +295,7 @@ TEST(pcie_totals_and_flags_text)
 	CHECK(strstr(out, "MHz") == NULL);
 	unit_golden(out, "golden/seed-totals-flags.txt", true);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 /*
@@ -302,20 +317,20 @@ TEST(pcie_stop_reason_100_percent)
 	CHECK(strstr(out, "\n    PCIe tag not ready           0.40 %     MVB stalled towards DMA   0.10 %\n") != NULL);
 	CHECK(strstr(out, "entry100") == NULL);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 TEST(pcie_unknown_layout_generic_names)
 {
 	struct hwtel_pcie_config c;
-	struct hwtel_pcie_data *d = new_data();
+	struct hwtel_pcie_data *d;
 	char *out;
 
 	seed_config(&c);
 	c.brake_channels = 7 + 3 * 5;	/* 7 reasons, 3 histograms of 5 bands */
 	c.hist_pcie = 3;
 	c.hist_bands = 5;
-	hwtel_pcie_data_init(d, "x", &c);
+	d = new_layout("x", &c);
 	CHECK_EQ(d->endpoints[0].nbrakes, 7);
 	CHECK_EQ(d->endpoints[0].nhists, 3);
 	CHECK_EQ(d->endpoints[0].nbands, 5);
@@ -328,33 +343,158 @@ TEST(pcie_unknown_layout_generic_names)
 	CHECK(strstr(out, "resource 2") != NULL);
 	unit_golden(out, "golden/unknown-layout.txt", true);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
-TEST(pcie_layout_truncated_is_reported)
+/*
+ * The reading grows with the layout: a block beyond every size the header
+ * used to fix (16 endpoints, 8 DMA ports, 16 regions, 16 stop reasons,
+ * 4 histograms of 8 bands) is read and formatted whole, its last counter
+ * of each kind included.
+ */
+static int csv_semi(FILE *f, const struct hwtel_pcie_data *d, double s)
+{
+	return hwtel_pcie_format_csv(f, d, s, ";");
+}
+
+static struct hwtel_pcie_data *big_data(void)
 {
 	struct hwtel_pcie_config c;
-	struct hwtel_pcie_data *d = new_data();
-	char *out;
+	struct hwtel_pcie_data *d;
+	unsigned int e, b, i, h;
 
 	seed_config(&c);
-	c.dma_ports = HWTEL_MAX_PORTS + 3;
-	c.regions[HWTEL_BUS_RQ] = HWTEL_MAX_REGIONS + 1;
-	hwtel_pcie_data_init(d, "x", &c);
-	CHECK(d->truncated);
-	CHECK_EQ(d->endpoints[0].nbuses, HWTEL_MAX_BUSES);
-	CHECK_EQ(d->endpoints[0].buses[0].nregions, HWTEL_MAX_REGIONS);
+	c.pcie_endpoints = 17;
+	c.dma_ports = 9;
+	c.dma_buses = 18;
+	c.regions[HWTEL_BUS_RQ] = c.probe_pcie_regions = 17;
+	c.hist_pcie = 5;
+	c.hist_bands = 9;
+	c.brake_channels = 17 + 5 * 9;	/* 17 stop reasons */
+	d = new_layout("ndk_pcie_tlm_big", &c);
+	d->state_valid = true;
+	for (e = 0; e < d->nendpoints; e++) {
+		struct hwtel_pcie_ep *ep = &d->endpoints[e];
+
+		ep->pcie_cycles = 1000000;
+		ep->dma_cycles = 1000000;
+		for (i = 0; i < ep->nbrakes; i++)
+			ep->brakes[i] = 1000 * (i + 1);
+		for (h = 0; h < ep->nhists; h++)
+			for (i = 0; i < ep->nbands; i++)
+				ep->hists[h][i] = 10000 * (i + 1) + h;
+		for (b = 0; b < ep->nbuses; b++) {
+			ep->buses[b].words = 100 + b;
+			for (i = 0; i < ep->buses[b].nregions; i++)
+				ep->buses[b].regions[i] = 10000 * (i + 1) + e;
+		}
+	}
+	return d;
+}
+
+TEST(pcie_layout_beyond_old_limits_whole)
+{
+	struct hwtel_pcie_data *d = big_data(), *a = big_data(), *o = big_data();
+	struct hwtel_pcie_ep *last;
+	char *out;
+
+	CHECK_EQ(d->nendpoints, 17);
+	last = &d->endpoints[16];
+	CHECK_EQ(last->index, 16);
+	CHECK_EQ(last->nbuses, 20);
+	CHECK_STR(last->buses[19].name, "PTC -> DMA8 (DOWN)");
+	CHECK_EQ(last->buses[0].nregions, 17);
+	CHECK_EQ(last->nbrakes, 17);
+	CHECK_EQ(last->nhists, 5);
+	CHECK_EQ(last->nbands, 9);
+	CHECK_U64(last->buses[0].regions[16], 170016);
+	CHECK_U64(last->hists[4][8], 90004);
+	CHECK_NEAR(hwtel_pcie_region_pct(last, &last->buses[0], 16), 17.0016, 1e-9);
+
 	out = render(hwtel_pcie_format_text, d, 1.0);
-	CHECK(strstr(out, "LAYOUT TRUNCATED") != NULL);
-	CHECK(strstr(out, "PTC -> DMA7 (DOWN)") != NULL);
+	CHECK(strstr(out, "TRUNCATED") == NULL);
+	CHECK(strstr(out, "\nPCIe endpoint 16\n") != NULL);
+	CHECK(strstr(out, "\nPTC -> DMA8 (DOWN)  ") != NULL);
+	/* all 17 RQ regions, the 17th at 17.0 % */
+	CHECK(strstr(out, "  1.0 2.0 3.0 4.0 5.0 6.0 7.0 8.0 9.0 10.0 11.0 12.0 13.0 14.0 15.0 16.0 17.0  ") != NULL);
+	CHECK(strstr(out, "    reason 16                   1.70 %\n") != NULL);
+	CHECK(strstr(out, "band 8") != NULL);
+	CHECK(strstr(out, "resource 4") != NULL);
 	free(out);
-	free(d);
+	out = render(hwtel_pcie_format_json, d, 1.0);
+	CHECK(strstr(out, "\"truncated\": false") != NULL);
+	CHECK(strstr(out, "170016") != NULL);
+	free(out);
+	out = render(csv_semi, d, 1.0);
+	CHECK(strstr(out, "170016;cycles;ndk_pcie_tlm_big/region,ep=16,bus=0,idx=16/;") != NULL);
+	CHECK(strstr(out, "hist4_band,ep=16,idx=8/") != NULL);
+	CHECK(strstr(out, "brake,ep=16,idx=16/") != NULL);
+	free(out);
+
+	/* diff and copy over the whole layout */
+	last->buses[0].regions[16] += 5;
+	last->hists[4][8] += 6;
+	last->brakes[16] += 7;
+	CHECK_EQ(hwtel_pcie_diff(d, a, o), 0);
+	CHECK_U64(o->endpoints[16].buses[0].regions[16], 5);
+	CHECK_U64(o->endpoints[16].hists[4][8], 6);
+	CHECK_U64(o->endpoints[16].brakes[16], 7);
+	CHECK_U64(o->endpoints[16].buses[19].words, 0);
+	CHECK_EQ(hwtel_pcie_data_copy(a, d), 0);
+	CHECK_U64(a->endpoints[16].buses[0].regions[16], 170021);
+	hwtel_pcie_data_free(d);
+	hwtel_pcie_data_free(a);
+	hwtel_pcie_data_free(o);
+}
+
+/* Readings of two layouts are never mixed: -EINVAL and nothing written */
+TEST(pcie_layout_mismatch_refused)
+{
+	struct hwtel_pcie_data *big = big_data(), *seed = new_data(), *seed2 = new_data();
+
+	seed_data(seed);
+	seed_data(seed2);
+	CHECK_EQ(hwtel_pcie_diff(big, seed, seed2), -EINVAL);
+	CHECK(strstr(hwtel_last_error(), "different layouts") != NULL);
+	CHECK_EQ(hwtel_pcie_diff(seed, seed2, big), -EINVAL);
+	CHECK_U64(big->endpoints[0].pcie_cycles, 1000000);	/* untouched */
+	CHECK_EQ(hwtel_pcie_diff(seed, big, seed2), -EINVAL);
+	CHECK_U64(seed2->endpoints[0].pcie_cycles, 400000000);
+	CHECK_EQ(hwtel_pcie_data_copy(seed, big), -EINVAL);
+	CHECK_EQ(hwtel_pcie_data_copy(big, seed), -EINVAL);
+	CHECK_U64(seed->endpoints[0].pcie_cycles, 400000000);
+	CHECK_EQ(big->nendpoints, 17);
+	/* same layout: fine */
+	CHECK_EQ(hwtel_pcie_diff(seed, seed2, seed2), 0);
+	CHECK_U64(seed2->endpoints[0].pcie_cycles, 0);
+	hwtel_pcie_data_free(big);
+	hwtel_pcie_data_free(seed);
+	hwtel_pcie_data_free(seed2);
+}
+
+/* A layout too large to hold (a corrupt caps/) is refused, not truncated */
+TEST(pcie_layout_too_large_refused)
+{
+	struct hwtel_pcie_config c;
+
+	seed_config(&c);
+	c.pcie_endpoints = 70000;
+	errno = 0;
+	CHECK(hwtel_pcie_data_new_config("x", &c) == NULL);
+	CHECK_EQ(errno, E2BIG);
+	CHECK(strstr(hwtel_last_error(), "layout too large (70000 endpoints") != NULL);
+	seed_config(&c);
+	c.pcie_endpoints = 60000;
+	c.dma_ports = 30000;
+	c.regions[HWTEL_BUS_UP] = 60000;
+	CHECK(hwtel_pcie_data_new_config("x", &c) == NULL);
+	CHECK_EQ(errno, E2BIG);
 }
 
 TEST(pcie_two_endpoints_two_ports)
 {
 	struct hwtel_pcie_config c;
-	struct hwtel_pcie_data *d = new_data();
+	struct hwtel_pcie_data *d;
 	unsigned int e, b;
 	char *out;
 
@@ -362,7 +502,7 @@ TEST(pcie_two_endpoints_two_ports)
 	c.pcie_endpoints = 2;
 	c.dma_ports = 2;
 	c.dma_buses = 4;
-	hwtel_pcie_data_init(d, "ndk_pcie_tlm_3fff00100000", &c);
+	d = new_layout("ndk_pcie_tlm_3fff00100000", &c);
 	d->state_valid = true;
 	CHECK_EQ(d->nendpoints, 2);
 	CHECK_EQ(d->endpoints[1].nbuses, 6);
@@ -387,7 +527,7 @@ TEST(pcie_two_endpoints_two_ports)
 	CHECK(strstr(out, "  PCIe clock 500.0 MHz, DMA clock 250.0 MHz\n") != NULL);
 	unit_golden(out, "golden/two-endpoints.txt", true);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 TEST(pcie_json_golden_and_schema)
@@ -424,7 +564,7 @@ TEST(pcie_json_golden_and_schema)
 	CHECK(strstr(out, "\"gbps\": null,") != NULL);
 	CHECK(strstr(out, "\"totals\": true") != NULL);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 static int csv_tab(FILE *f, const struct hwtel_pcie_data *d, double s)
@@ -464,7 +604,7 @@ TEST(pcie_csv)
 	CHECK(strstr(out, "/ep0.") == NULL);
 	unit_golden(out, "golden/seed.csv", true);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 static int csv_comma(FILE *f, const struct hwtel_pcie_data *d, double s)
@@ -535,7 +675,7 @@ TEST(pcie_csv_rfc4180)
 	CHECK(rows > 50);
 	CHECK_EQ(0, bad);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 static int csv_percent(FILE *f, const struct hwtel_pcie_data *d, double s)
@@ -589,7 +729,7 @@ TEST(pcie_csv_any_separator)
 		CHECK_EQ(1, used);
 		free(out);
 	}
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 static int prom(FILE *f, const struct hwtel_pcie_data *d, double s)
@@ -631,7 +771,7 @@ TEST(pcie_prometheus)
 	CHECK(strstr(out, "hwtel_pcie_bus_utilization_ratio") == NULL);
 	unit_golden(out, "golden/seed.prom", true);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 /*
@@ -641,14 +781,19 @@ TEST(pcie_prometheus)
  * HELP and TYPE and all its samples together (the first block's, then the
  * second's); each block has its own counts, gauges, flags and intervals.
  */
-static void second_block(struct hwtel_pcie_data *d)
+static struct hwtel_pcie_data *second_block(void)
 {
+	struct hwtel_pcie_config c;
+	struct hwtel_pcie_data *d;
+
+	seed_config(&c);
+	d = new_layout("ndk_pcie_tlm_3fff00100000", &c);
 	seed_data(d);
-	snprintf(d->pmu, sizeof(d->pmu), "%s", "ndk_pcie_tlm_3fff00100000");
 	d->endpoints[0].buses[0].words = 1000;
 	d->endpoints[0].buses[0].items = 800;
 	d->endpoints[0].tags_free = 7;
 	d->status.lost_deltas = true;
+	return d;
 }
 
 static char *render_pcie_prom(const struct hwtel_pcie_data *const *cum,
@@ -683,7 +828,7 @@ TEST(pcie_prometheus_two_pmus)
 		"hwtel_pcie_flagged_intervals_total{device=\"ndk_pcie_tlm_3fff00000000\",flag=\"lost_deltas\"} 0\n",
 		"hwtel_pcie_flagged_intervals_total{device=\"ndk_pcie_tlm_3fff00100000\",flag=\"lost_deltas\"} 2\n",
 	};
-	struct hwtel_pcie_data *a = new_data(), *b = new_data();
+	struct hwtel_pcie_data *a = new_data(), *b = second_block();
 	struct hwtel_pcie_flag_count fa = { 3, 0, 0, true }, fb = { 2, 2, 0, true };
 	const struct hwtel_pcie_data *const cum[2] = { a, b };
 	const struct hwtel_pcie_flag_count *const fc[2] = { &fa, &fb };
@@ -693,7 +838,6 @@ TEST(pcie_prometheus_two_pmus)
 	FILE *f;
 
 	seed_data(a);
-	second_block(b);
 	out = render_pcie_prom(cum, fc, 2, 1.0);
 	if (!out)
 		return;
@@ -765,8 +909,8 @@ TEST(pcie_prometheus_two_pmus)
 	unit_golden(one, "golden/seed.prom", true);
 	free(one);
 	free(out);
-	free(a);
-	free(b);
+	hwtel_pcie_data_free(a);
+	hwtel_pcie_data_free(b);
 }
 
 /*
@@ -850,7 +994,7 @@ TEST(pcie_without_state)
 	CHECK(strstr(out, "hwtel_pcie_tags_free") == NULL);
 	CHECK(strstr(out, "hwtel_pcie_stfifo_free_words") == NULL);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 TEST(pcie_brake_names)
@@ -879,22 +1023,30 @@ TEST(pcie_interval_from_perf_time)
 	/* no timestamps: perf's clock */
 	a->timestamp_ns = b->timestamp_ns = 0;
 	CHECK_NEAR(hwtel_pcie_seconds(b, a), 1.0, 1e-12);
-	free(a);
-	free(b);
+	hwtel_pcie_data_free(a);
+	hwtel_pcie_data_free(b);
 }
 
-TEST(pcie_data_copy_only_used_endpoints)
+TEST(pcie_data_copy_whole_reading)
 {
 	struct hwtel_pcie_data *a = new_data(), *b = new_data();
 
 	seed_data(a);
-	memset(b, 0xa5, sizeof(*b));
-	hwtel_pcie_data_copy(b, a);
-	CHECK_EQ(memcmp(b, a, offsetof(struct hwtel_pcie_data, endpoints) +
-			sizeof(a->endpoints[0])), 0);
-	CHECK_EQ(b->endpoints[1].index, 0xa5a5a5a5u);	/* untouched */
-	free(a);
-	free(b);
+	CHECK_EQ(hwtel_pcie_data_copy(b, a), 0);
+	CHECK_STR(b->pmu, a->pmu);
+	CHECK(b->pmu != a->pmu);
+	CHECK(b->endpoints != a->endpoints);	/* b's own arrays */
+	CHECK(b->endpoints[0].buses[3].regions != a->endpoints[0].buses[3].regions);
+	CHECK_U64(b->endpoints[0].buses[3].regions[1], 90800000);
+	CHECK_U64(b->endpoints[0].hists[1][3], 208000000);
+	CHECK_U64(b->endpoints[0].brakes[5], 400000);
+	CHECK(b->state_valid);
+	a->endpoints[0].brakes[5] = 1;		/* a copy, not a view */
+	CHECK_U64(b->endpoints[0].brakes[5], 400000);
+	CHECK_EQ(hwtel_pcie_data_copy(b, b), 0);
+	hwtel_pcie_data_free(a);
+	hwtel_pcie_data_free(b);
+	hwtel_pcie_data_free(NULL);
 }
 
 /*
@@ -926,7 +1078,7 @@ TEST(pcie_formats_locale_independent)
 		free(c_out);
 		free(out);
 	}
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 /*
@@ -993,7 +1145,7 @@ TEST(pcie_lost_deltas_text_marks_figures)
 	CHECK(strstr(out, "\nPTC -> PCIe (RQ)    !70.15  !89.90   !0.01        -            !89.9 !63.6 !63.6 !63.5              -       !619\n") != NULL);
 	free(out);
 	free(clean);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 /*
@@ -1022,7 +1174,7 @@ TEST(pcie_lost_deltas_json_trusted)
 	out = render(hwtel_pcie_format_json, d, 1.0);
 	CHECK(strstr(out, "\"trusted\": null,\n        \"untrusted_by\": null\n") != NULL);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 static int csv_plus(FILE *f, const struct hwtel_pcie_data *d, double s)
@@ -1087,7 +1239,7 @@ TEST(pcie_lost_deltas_csv_flags_field)
 	CHECK(strstr(out, "MHz") == NULL && strstr(out, "Gbps") == NULL && strstr(out, "Mpps") == NULL);
 	CHECK(strstr(out, ";;;;;89.900000;% words;lost_deltas\n") != NULL);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
 
 /*
@@ -1122,5 +1274,5 @@ TEST(pcie_padded_buses_reported)
 	CHECK(strstr(out, "\"requests\": 58000000,\n                        \"probe_regions\": 6,\n                        \"padded\": true,\n                        \"max_inflation\": 1.5\n") != NULL);
 	CHECK(strstr(out, "\"requests\": 34800000,\n                        \"probe_regions\": 4,\n                        \"padded\": true,\n                        \"max_inflation\": 2.0\n") != NULL);
 	free(out);
-	free(d);
+	hwtel_pcie_data_free(d);
 }
