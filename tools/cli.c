@@ -1316,7 +1316,7 @@ out:
  */
 struct ddr_ctl {
 	struct hwtel_ddr *h;
-	struct hwtel_ddr_data *a, *b, *diff, *first, *cum;	/* one allocation */
+	struct hwtel_ddr_data *a, *b, *diff, *first, *cum;
 };
 
 struct ddr_run {
@@ -1334,7 +1334,11 @@ static void ddr_ctl_free(void *m)
 	struct ddr_ctl *c = m;
 
 	hwtel_ddr_close(c->h);
-	free(c->a);
+	hwtel_ddr_data_free(c->a);
+	hwtel_ddr_data_free(c->b);
+	hwtel_ddr_data_free(c->diff);
+	hwtel_ddr_data_free(c->first);
+	hwtel_ddr_data_free(c->cum);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -1348,21 +1352,22 @@ static int ddr_ctl_open(struct ddr_ctl *c, const char *device, unsigned int inde
 	ret = hwtel_ddr_open(device, index, events, &c->h);
 	if (ret)
 		return ret;
-	c->a = calloc(5, sizeof(*c->a));
-	if (!c->a) {
+	c->a = hwtel_ddr_data_new(c->h);
+	c->b = hwtel_ddr_data_new(c->h);
+	c->diff = hwtel_ddr_data_new(c->h);
+	c->first = hwtel_ddr_data_new(c->h);
+	c->cum = hwtel_ddr_data_new(c->h);
+	if (!c->a || !c->b || !c->diff || !c->first || !c->cum) {
 		ddr_ctl_free(c);
 		return -ENOMEM;
 	}
-	c->b = c->a + 1;
-	c->diff = c->a + 2;
-	c->first = c->a + 3;
-	c->cum = c->a + 4;
 	ret = hwtel_ddr_read(c->h, c->a);
+	if (!ret)
+		ret = hwtel_ddr_data_copy(c->first, c->a);
 	if (ret) {
 		ddr_ctl_free(c);
 		return ret;
 	}
-	*c->first = *c->a;
 	return 0;
 }
 
@@ -1385,8 +1390,8 @@ static const struct pmu_kind ddr_kind = {
 	.name = ddr_ctl_name,
 };
 
-static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
-		      struct hwtel_ddr_data *cum, unsigned int n, double seconds,
+static int ddr_output(const struct hwtel_opts *o, const struct hwtel_ddr_data *const *d,
+		      const struct hwtel_ddr_data *const *cum, unsigned int n, double seconds,
 		      uint64_t elapsed_ns, bool more)
 {
 	struct buf_out j, c;
@@ -1404,14 +1409,14 @@ static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
 			ret = out_begin(o->watch, &c);
 			if (!ret) {
 				for (k = 0; k < n && !ret; k++)
-					ret = hwtel_ddr_format_csv(c.f, &d[k], seconds, o->csv_sep);
+					ret = hwtel_ddr_format_csv(c.f, d[k], seconds, o->csv_sep);
 				ret = csv_end(o, &c, elapsed_ns, ret);
 			}
 		} else {
 			for (k = 0; k < n && !ret; k++) {
 				if (k)
 					fputc('\n', stdout);
-				ret = hwtel_ddr_format_text(stdout, &d[k], seconds);
+				ret = hwtel_ddr_format_text(stdout, d[k], seconds);
 			}
 		}
 		/* a blank line between reports, not between CSV rows or JSON lines */
@@ -1433,7 +1438,7 @@ static int ddr_output(const struct hwtel_opts *o, struct hwtel_ddr_data *d,
 static int cmd_ddr(const struct hwtel_opts *o)
 {
 	struct ddr_run r = { .set.kind = &ddr_kind, .events = o->events };
-	struct hwtel_ddr_data *diff = NULL, *cum = NULL;	/* of every controller, for output */
+	const struct hwtel_ddr_data **diff = NULL, **cum = NULL;	/* of every controller */
 	bool all = !(o->device && *o->device) && !o->index;
 	bool follow = all && o->prom_file;
 	unsigned int k, bad = UINT_MAX;
@@ -1500,22 +1505,27 @@ static int cmd_ddr(const struct hwtel_opts *o)
 				bad = k;
 				goto out;
 			}
-			hwtel_ddr_diff(c->b, c->a, c->diff);
-			hwtel_ddr_diff(c->b, c->first, c->cum);
+			ret = hwtel_ddr_diff(c->b, c->a, c->diff);
+			if (!ret)
+				ret = hwtel_ddr_diff(c->b, c->first, c->cum);
+			if (ret) {
+				bad = k;
+				goto out;
+			}
 			k++;
 		}
 		n = r.set.n;
 		free(diff);
 		free(cum);
-		diff = malloc(n * sizeof(*diff));
-		cum = malloc(n * sizeof(*cum));
+		diff = malloc((n ? n : 1) * sizeof(*diff));
+		cum = malloc((n ? n : 1) * sizeof(*cum));
 		if (!diff || !cum) {
 			ret = -ENOMEM;
 			goto out;
 		}
 		for (k = 0; k < n; k++) {
-			diff[k] = *ctl(&r, k)->diff;
-			cum[k] = *ctl(&r, k)->cum;
+			diff[k] = ctl(&r, k)->diff;
+			cum[k] = ctl(&r, k)->cum;
 		}
 		/* wall time between the two bandwidth readings */
 		seconds = (double)(ctl(&r, 0)->b->timestamp_ns - ctl(&r, 0)->a->timestamp_ns) / 1e9;
@@ -1527,7 +1537,7 @@ static int cmd_ddr(const struct hwtel_opts *o)
 		if (ret || stop_sig || !o->watch || o->command || (o->count && iter >= o->count))
 			break;
 		for (k = 0; k < n; k++)
-			*ctl(&r, k)->a = *ctl(&r, k)->b;
+			hwtel_ddr_data_copy(ctl(&r, k)->a, ctl(&r, k)->b);
 		t0 += (uint64_t)(o->interval * 1e9);
 		if (follow)
 			pmu_set_rescan(&r.set, false, &r);

@@ -549,9 +549,9 @@ static int open_source(struct recorder *r, unsigned int i, const char *spec, boo
 		ret = hwtel_ddr_open(eq ? eq + 1 : NULL, 0, r->o->ddr_events, &s->ddr);
 		if (ret)
 			return ret;
-		s->da = calloc(1, sizeof(*s->da));
-		s->db = calloc(1, sizeof(*s->db));
-		s->dd = calloc(1, sizeof(*s->dd));
+		s->da = hwtel_ddr_data_new(s->ddr);
+		s->db = hwtel_ddr_data_new(s->ddr);
+		s->dd = hwtel_ddr_data_new(s->ddr);
 		if (!s->da || !s->db || !s->dd)
 			return -ENOMEM;
 		ret = hwtel_ddr_read(s->ddr, s->da);
@@ -567,7 +567,7 @@ static int open_source(struct recorder *r, unsigned int i, const char *spec, boo
 			if (ret)
 				return ret;
 		}
-		s->nvals = 2 + HWTEL_DDR_MAX_EVENTS;
+		s->nvals = 2 + s->da->nevents;
 	} else if (!strncmp(spec, "perf:", 5) && eq && strchr(eq, '/')) {
 		const char *name = spec + 5, *slash = strchr(eq, '/');
 		char pmu[HWTEL_NAME_MAX], ev[128];
@@ -715,13 +715,15 @@ static int read_source(struct source *s)
 		if (!s->have_prev) {
 			for (k = 0; k < s->nvals; k++)
 				s->vals[k] = NAN;
-			*s->da = *s->db;
+			hwtel_ddr_data_copy(s->da, s->db);
 			s->have_prev = true;
 			return 0;
 		}
 		sec = (double)(s->db->timestamp_ns - s->da->timestamp_ns) / 1e9;
 		s->stale = !(sec > 0);
-		hwtel_ddr_diff(s->db, s->da, s->dd);
+		ret = hwtel_ddr_diff(s->db, s->da, s->dd);
+		if (ret)
+			return ret;
 		s->vals[0] = sec > 0 ? (double)s->dd->reads * HWTEL_DDR_BURST_BYTES / sec / 1e9 : NAN;
 		s->vals[1] = sec > 0 ? (double)s->dd->writes * HWTEL_DDR_BURST_BYTES / sec / 1e9 : NAN;
 		for (k = 0; k < s->dd->nevents && 2 + k < s->nvals; k++) {
@@ -733,7 +735,7 @@ static int read_source(struct source *s)
 			else
 				s->vals[2 + k] = NAN;
 		}
-		*s->da = *s->db;
+		hwtel_ddr_data_copy(s->da, s->db);
 		return 0;
 	}
 	case SRC_PERF: {
@@ -1121,9 +1123,9 @@ static void free_sources(struct recorder *r)
 		hwtel_pcie_data_free(s->pa);
 		hwtel_pcie_data_free(s->pb);
 		hwtel_pcie_data_free(s->pd);
-		free(s->da);
-		free(s->db);
-		free(s->dd);
+		hwtel_ddr_data_free(s->da);
+		hwtel_ddr_data_free(s->db);
+		hwtel_ddr_data_free(s->dd);
 		free(s->vals);
 	}
 	free(r->m);

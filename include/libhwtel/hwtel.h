@@ -8,7 +8,7 @@
  * totals) through the ndk_pcie_tlm generic netlink family (libnl-genl-3).
  *
  * Readings are allocated by the library, sized to the block's layout
- * (hwtel_pcie_data_new()): read twice, diff, format.
+ * (hwtel_pcie_data_new(), hwtel_ddr_data_new()): read twice, diff, format.
  * A struct the library allocates is never declared, embedded or copied by
  * value by the caller, and its fields are only ever appended: that is what
  * lets the layouts and the structs grow without a new SONAME.
@@ -362,7 +362,6 @@ const char *hwtel_pcie_brake_name(unsigned int k, const char **stream,
 #define HWTEL_DDR_PMU_PREFIX	"mrvl_ddr_pmu_"
 #define HWTEL_DDR_MODULE	"marvell_cn10k_ddr_pmu"
 #define HWTEL_DDR_GENERIC	8	/* generic counters of a DSS */
-#define HWTEL_DDR_MAX_EVENTS	48
 #define HWTEL_DDR_BURST_BYTES	64
 
 struct hwtel_ddr_event {
@@ -372,14 +371,21 @@ struct hwtel_ddr_event {
 	uint64_t enabled, running;	/* ns, of its group */
 };
 
+/*
+ * A reading of one DSS PMU. Allocated by the library only
+ * (hwtel_ddr_data_new()), with room for the events of its handle: never
+ * declared, embedded or copied by value by the caller
+ * (hwtel_ddr_data_copy()); fields are only ever appended. nevents and the
+ * events pointer are the layout: the caller changes values, never them.
+ */
 struct hwtel_ddr_data {
-	char pmu[HWTEL_NAME_MAX];
-	char identifier[64];		/* sysfs identifier (variant) */
+	const char *pmu;
+	const char *identifier;		/* sysfs identifier (variant) */
 	uint64_t reads, writes;		/* fixed counters: 64-byte bursts */
 	uint64_t fixed_enabled, fixed_running;
 	unsigned int ngroups;
 	unsigned int nevents;
-	struct hwtel_ddr_event events[HWTEL_DDR_MAX_EVENTS];
+	struct hwtel_ddr_event *events;	/* [nevents] */
 	uint64_t timestamp_ns;
 };
 
@@ -395,10 +401,26 @@ int hwtel_ddr_open(const char *device, unsigned int index, const char *events,
 		   struct hwtel_ddr **out);
 void hwtel_ddr_close(struct hwtel_ddr *h);
 const char *hwtel_ddr_name(const struct hwtel_ddr *h);
+/*
+ * A reading with room for @h's events (hwtel_ddr_read() fills it), or of
+ * @nevents events named by the caller for made-up data (@pmu and
+ * @identifier are copied; NULL: ""). NULL with errno ENOMEM on failure.
+ * Free with hwtel_ddr_data_free() (NULL is a no-op).
+ */
+struct hwtel_ddr_data *hwtel_ddr_data_new(const struct hwtel_ddr *h);
+struct hwtel_ddr_data *hwtel_ddr_data_new_events(const char *pmu, const char *identifier,
+						 unsigned int nevents);
+void hwtel_ddr_data_free(struct hwtel_ddr_data *d);
+/* @dst = @src, two readings of one layout (-EINVAL otherwise, @dst untouched) */
+int hwtel_ddr_data_copy(struct hwtel_ddr_data *dst, const struct hwtel_ddr_data *src);
+/* @out: a reading of @h's layout (-EINVAL otherwise) */
 int hwtel_ddr_read(struct hwtel_ddr *h, struct hwtel_ddr_data *out);
-void hwtel_ddr_diff(const struct hwtel_ddr_data *new_,
-		    const struct hwtel_ddr_data *old,
-		    struct hwtel_ddr_data *out);
+/* out = new - old (modulo 2^64); @out may alias @new. One layout for all
+ * three, else -EINVAL and @out untouched.
+ */
+int hwtel_ddr_diff(const struct hwtel_ddr_data *new_,
+		   const struct hwtel_ddr_data *old,
+		   struct hwtel_ddr_data *out);
 bool hwtel_ddr_vanished(struct hwtel_ddr *h);
 
 /* Value of event @name: scaled by enabled/running when it was multiplexed.
@@ -410,13 +432,13 @@ bool hwtel_ddr_value(const struct hwtel_ddr_data *d, const char *name,
 
 int hwtel_ddr_format_text(FILE *f, const struct hwtel_ddr_data *d,
 			  double seconds);
-/* JSON and Prometheus take all @n PMUs of one report. */
-int hwtel_ddr_format_json(FILE *f, const struct hwtel_ddr_data *d,
+/* JSON and Prometheus take all @n PMUs of one report (@d[0..n-1]). */
+int hwtel_ddr_format_json(FILE *f, const struct hwtel_ddr_data *const *d,
 			  unsigned int n, double seconds);
 int hwtel_ddr_format_csv(FILE *f, const struct hwtel_ddr_data *d,
 			 double seconds, const char *sep);
-int hwtel_ddr_format_prom(FILE *f, const struct hwtel_ddr_data *cum,
-			  const struct hwtel_ddr_data *d, unsigned int n,
+int hwtel_ddr_format_prom(FILE *f, const struct hwtel_ddr_data *const *cum,
+			  const struct hwtel_ddr_data *const *d, unsigned int n,
 			  double seconds);
 
 /* One-line description of a DDR event name (NULL if unknown). */

@@ -108,18 +108,121 @@ const char *hwtel_ddr_event_desc(const char *name)
 	return NULL;
 }
 
+/*
+ * Events one handle counts. The library's own bound, not the ABI's (a
+ * reading has room for its handle's events whatever their number); a DSS
+ * has about 40 generic events, each asked for at most once.
+ */
+#define DDR_MAX_EVENTS	128
+
 struct hwtel_ddr {
 	struct hwtel_pmu pmu;
 	char identifier[64];
 	struct hwtel_group *fixed;
 	unsigned int ngroups;
-	struct hwtel_group *groups[HWTEL_DDR_MAX_EVENTS / HWTEL_DDR_GENERIC + 1];
+	struct hwtel_group *groups[DDR_MAX_EVENTS / HWTEL_DDR_GENERIC + 1];
 	unsigned int nevents;
-	char names[HWTEL_DDR_MAX_EVENTS][48];
-	unsigned int ev_group[HWTEL_DDR_MAX_EVENTS];
-	unsigned int ev_slot[HWTEL_DDR_MAX_EVENTS];
+	char names[DDR_MAX_EVENTS][48];
+	unsigned int ev_group[DDR_MAX_EVENTS];
+	unsigned int ev_slot[DDR_MAX_EVENTS];
 	bool vanished;
 };
+
+/* A reading: this header, the public struct, then its events */
+#define DDR_DATA_MAGIC 0x68776464u	/* "hwdd" */
+
+struct ddr_alloc {
+	unsigned int magic;
+	unsigned int n;			/* events it has room for */
+	char pmu[256], identifier[256];
+	struct hwtel_ddr_data d;
+	struct hwtel_ddr_event ev[];
+};
+
+static struct ddr_alloc *ddr_alloc_of(const struct hwtel_ddr_data *d)
+{
+	struct ddr_alloc *a;
+
+	if (!d)
+		return NULL;
+	a = (struct ddr_alloc *)((char *)d - offsetof(struct ddr_alloc, d));
+	return a->magic == DDR_DATA_MAGIC ? a : NULL;
+}
+
+struct hwtel_ddr_data *hwtel_ddr_data_new_events(const char *pmu, const char *identifier,
+						 unsigned int nevents)
+{
+	struct ddr_alloc *a;
+
+	if (nevents > 1u << 20) {
+		errno = E2BIG;
+		return NULL;
+	}
+	a = calloc(1, sizeof(*a) + (size_t)nevents * sizeof(a->ev[0]));
+	if (!a) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	a->magic = DDR_DATA_MAGIC;
+	a->n = nevents;
+	snprintf(a->pmu, sizeof(a->pmu), "%s", pmu ? pmu : "");
+	snprintf(a->identifier, sizeof(a->identifier), "%s", identifier ? identifier : "");
+	a->d.pmu = a->pmu;
+	a->d.identifier = a->identifier;
+	a->d.nevents = nevents;
+	a->d.events = a->ev;
+	return &a->d;
+}
+
+void hwtel_ddr_data_free(struct hwtel_ddr_data *d)
+{
+	struct ddr_alloc *a = ddr_alloc_of(d);
+
+	if (!a)
+		return;
+	a->magic = 0;
+	free(a);
+}
+
+static bool ddr_same_layout(const struct hwtel_ddr_data *x, const struct hwtel_ddr_data *y)
+{
+	const struct ddr_alloc *a = ddr_alloc_of(x), *b = ddr_alloc_of(y);
+
+	return a && b && a->n == b->n && x->nevents == y->nevents && x->nevents <= a->n;
+}
+
+static int ddr_mismatch(const char *fn)
+{
+	return hwtel_err(-EINVAL, "%s: DDR readings of different events (or not allocated by hwtel_ddr_data_new())",
+			 fn);
+}
+
+static void ddr_copy(struct hwtel_ddr_data *dst, const struct hwtel_ddr_data *src)
+{
+	struct ddr_alloc *a = ddr_alloc_of(dst);
+	const struct ddr_alloc *b = ddr_alloc_of(src);
+
+	if (a == b)
+		return;
+	memcpy(a, b, sizeof(*a) + a->n * sizeof(a->ev[0]));
+	a->d.pmu = a->pmu;
+	a->d.identifier = a->identifier;
+	a->d.events = a->ev;
+}
+
+int hwtel_ddr_data_copy(struct hwtel_ddr_data *dst, const struct hwtel_ddr_data *src)
+{
+	hwtel_clear_error();
+	if (!ddr_same_layout(dst, src))
+		return ddr_mismatch("hwtel_ddr_data_copy");
+	ddr_copy(dst, src);
+	return 0;
+}
+
+struct hwtel_ddr_data *hwtel_ddr_data_new(const struct hwtel_ddr *h)
+{
+	return hwtel_ddr_data_new_events(h->pmu.name, h->identifier, h->nevents);
+}
 
 static bool pmu_has_event(const struct hwtel_pmu *pmu, const char *name)
 {
@@ -136,8 +239,8 @@ static int add_event(struct hwtel_ddr *h, const char *name)
 	for (i = 0; i < h->nevents; i++)
 		if (!strcmp(h->names[i], name))
 			return 0;
-	if (h->nevents >= HWTEL_DDR_MAX_EVENTS)
-		return hwtel_err(-E2BIG, "too many DDR events (max %d)", HWTEL_DDR_MAX_EVENTS);
+	if (h->nevents >= DDR_MAX_EVENTS)
+		return hwtel_err(-E2BIG, "too many DDR events (max %d)", DDR_MAX_EVENTS);
 	if (strlen(name) >= sizeof(h->names[0]))
 		return hwtel_err(-EINVAL, "event name too long: %s", name);
 	snprintf(h->names[h->nevents++], sizeof(h->names[0]), "%s", name);
@@ -266,13 +369,22 @@ bool hwtel_ddr_vanished(struct hwtel_ddr *h)
 int hwtel_ddr_read(struct hwtel_ddr *h, struct hwtel_ddr_data *out)
 {
 	uint64_t v[HWTEL_DDR_GENERIC + 2], en, run, t0;
+	struct ddr_alloc *a;
 	unsigned int g, i;
 	int ret;
 
 	hwtel_clear_error();
-	memset(out, 0, sizeof(*out));
-	snprintf(out->pmu, sizeof(out->pmu), "%s", h->pmu.name);
-	snprintf(out->identifier, sizeof(out->identifier), "%s", h->identifier);
+	a = ddr_alloc_of(out);
+	if (!a || a->n != h->nevents)
+		return ddr_mismatch("hwtel_ddr_read");
+	memset(a->ev, 0, a->n * sizeof(a->ev[0]));
+	memset(&a->d, 0, sizeof(a->d));
+	snprintf(a->pmu, sizeof(a->pmu), "%s", h->pmu.name);
+	snprintf(a->identifier, sizeof(a->identifier), "%s", h->identifier);
+	out->pmu = a->pmu;
+	out->identifier = a->identifier;
+	out->events = a->ev;
+	out->nevents = a->n;
 	t0 = hwtel_now_ns();
 	ret = hwtel_group_read(h->fixed, v, &en, &run);
 	/* wall time of the bandwidth reading: the middle of its group read */
@@ -307,13 +419,16 @@ int hwtel_ddr_read(struct hwtel_ddr *h, struct hwtel_ddr_data *out)
 	return 0;
 }
 
-void hwtel_ddr_diff(const struct hwtel_ddr_data *new_, const struct hwtel_ddr_data *old,
-		    struct hwtel_ddr_data *out)
+int hwtel_ddr_diff(const struct hwtel_ddr_data *new_, const struct hwtel_ddr_data *old,
+		   struct hwtel_ddr_data *out)
 {
 	unsigned int i;
 
+	hwtel_clear_error();
+	if (!ddr_same_layout(new_, old) || !ddr_same_layout(new_, out))
+		return ddr_mismatch("hwtel_ddr_diff");
 	if (out != new_)
-		*out = *new_;
+		ddr_copy(out, new_);
 	out->reads -= old->reads;
 	out->writes -= old->writes;
 	out->fixed_enabled -= old->fixed_enabled;
@@ -323,6 +438,7 @@ void hwtel_ddr_diff(const struct hwtel_ddr_data *new_, const struct hwtel_ddr_da
 		out->events[i].enabled -= old->events[i].enabled;
 		out->events[i].running -= old->events[i].running;
 	}
+	return 0;
 }
 
 static const struct hwtel_ddr_event *find_ev(const struct hwtel_ddr_data *d, const char *name)
@@ -608,7 +724,7 @@ int hwtel_ddr_format_text(FILE *f, const struct hwtel_ddr_data *d, double second
 /* JSON, CSV, Prometheus                                              */
 /* ------------------------------------------------------------------ */
 
-static int ddr_format_json_c(FILE *f, const struct hwtel_ddr_data *d, unsigned int n,
+static int ddr_format_json_c(FILE *f, const struct hwtel_ddr_data *const *d, unsigned int n,
 			       double seconds)
 {
 	struct hwtel_json j;
@@ -625,7 +741,7 @@ static int ddr_format_json_c(FILE *f, const struct hwtel_ddr_data *d, unsigned i
 	hj_key(&j, "data");
 	hj_arr_begin(&j);
 	for (k = 0; k < n; k++) {
-		const struct hwtel_ddr_data *p = &d[k];
+		const struct hwtel_ddr_data *p = d[k];
 		double rd, wr, dfr, dfw, v;
 		bool exact;
 
@@ -689,7 +805,7 @@ static int ddr_format_json_c(FILE *f, const struct hwtel_ddr_data *d, unsigned i
 	return ferror(f) ? -EIO : 0;
 }
 
-int hwtel_ddr_format_json(FILE *f, const struct hwtel_ddr_data *d, unsigned int n,
+int hwtel_ddr_format_json(FILE *f, const struct hwtel_ddr_data *const *d, unsigned int n,
 			  double seconds)
 {
 	struct hwtel_numeric num;
@@ -786,10 +902,10 @@ static const char *prom_labels(const struct hwtel_ddr_data *d, char *buf, size_t
 	return buf;
 }
 
-static int ddr_format_prom_c(FILE *f, const struct hwtel_ddr_data *cum,
-			       const struct hwtel_ddr_data *d, unsigned int n, double seconds)
+static int ddr_format_prom_c(FILE *f, const struct hwtel_ddr_data *const *cum,
+			       const struct hwtel_ddr_data *const *d, unsigned int n, double seconds)
 {
-	char lbl[2 * HWTEL_NAME_MAX + 40];
+	char lbl[2 * 256 + 40];
 	unsigned int k, i;
 	bool head = false;
 
@@ -797,11 +913,11 @@ static int ddr_format_prom_c(FILE *f, const struct hwtel_ddr_data *cum,
 	fputs("# HELP hwtel_ddr_bytes_total Bytes moved by DDR reads and writes (fixed counters x 64 B).\n"
 	      "# TYPE hwtel_ddr_bytes_total counter\n", f);
 	for (k = 0; k < n; k++) {
-		prom_labels(&cum[k], lbl, sizeof(lbl));
+		prom_labels(cum[k], lbl, sizeof(lbl));
 		fprintf(f, "hwtel_ddr_bytes_total{%s,direction=\"read\"} %llu\n", lbl,
-			(unsigned long long)(cum[k].reads * HWTEL_DDR_BURST_BYTES));
+			(unsigned long long)(cum[k]->reads * HWTEL_DDR_BURST_BYTES));
 		fprintf(f, "hwtel_ddr_bytes_total{%s,direction=\"write\"} %llu\n", lbl,
-			(unsigned long long)(cum[k].writes * HWTEL_DDR_BURST_BYTES));
+			(unsigned long long)(cum[k]->writes * HWTEL_DDR_BURST_BYTES));
 	}
 	/*
 	 * What the counter counted while the event was on it: it only grows.
@@ -812,34 +928,34 @@ static int ddr_format_prom_c(FILE *f, const struct hwtel_ddr_data *cum,
 	fputs("# HELP hwtel_ddr_events_counted_total Generic DSS events counted while the event was on a counter (not scaled).\n"
 	      "# TYPE hwtel_ddr_events_counted_total counter\n", f);
 	for (k = 0; k < n; k++) {
-		prom_labels(&cum[k], lbl, sizeof(lbl));
-		for (i = 0; i < cum[k].nevents; i++)
+		prom_labels(cum[k], lbl, sizeof(lbl));
+		for (i = 0; i < cum[k]->nevents; i++)
 			fprintf(f, "hwtel_ddr_events_counted_total{%s,event=\"%s\"} %llu\n",
-				lbl, cum[k].events[i].name,
-				(unsigned long long)cum[k].events[i].value);
+				lbl, cum[k]->events[i].name,
+				(unsigned long long)cum[k]->events[i].value);
 	}
 	head = false;
 	for (k = 0; k < n; k++) {
-		prom_labels(&cum[k], lbl, sizeof(lbl));
-		for (i = 0; i < cum[k].nevents; i++) {
+		prom_labels(cum[k], lbl, sizeof(lbl));
+		for (i = 0; i < cum[k]->nevents; i++) {
 			double v;
 
-			if (!hwtel_ddr_value(&cum[k], cum[k].events[i].name, &v, NULL))
+			if (!hwtel_ddr_value(cum[k], cum[k]->events[i].name, &v, NULL))
 				continue;
 			if (!head)
 				fputs("# HELP hwtel_ddr_events_estimate Generic DSS events since the start, scaled by perf when multiplexed (an estimate: it can go down).\n"
 				      "# TYPE hwtel_ddr_events_estimate gauge\n", f);
 			head = true;
 			fprintf(f, "hwtel_ddr_events_estimate{%s,event=\"%s\"} %.0f\n",
-				lbl, cum[k].events[i].name, v);
+				lbl, cum[k]->events[i].name, v);
 		}
 	}
 	fputs("# HELP hwtel_ddr_event_running_ratio Share of the time an event was counted (1 = exact).\n"
 	      "# TYPE hwtel_ddr_event_running_ratio gauge\n", f);
 	for (k = 0; k < n; k++) {
-		prom_labels(&cum[k], lbl, sizeof(lbl));
-		for (i = 0; i < cum[k].nevents; i++) {
-			const struct hwtel_ddr_event *e = &cum[k].events[i];
+		prom_labels(cum[k], lbl, sizeof(lbl));
+		for (i = 0; i < cum[k]->nevents; i++) {
+			const struct hwtel_ddr_event *e = &cum[k]->events[i];
 
 			fprintf(f, "hwtel_ddr_event_running_ratio{%s,event=\"%s\"} %.6f\n",
 				lbl, e->name,
@@ -852,8 +968,8 @@ static int ddr_format_prom_c(FILE *f, const struct hwtel_ddr_data *cum,
 	return ferror(f) ? -EIO : 0;
 }
 
-int hwtel_ddr_format_prom(FILE *f, const struct hwtel_ddr_data *cum,
-			  const struct hwtel_ddr_data *d, unsigned int n, double seconds)
+int hwtel_ddr_format_prom(FILE *f, const struct hwtel_ddr_data *const *cum,
+			  const struct hwtel_ddr_data *const *d, unsigned int n, double seconds)
 {
 	struct hwtel_numeric num;
 	int ret;

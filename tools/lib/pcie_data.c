@@ -116,8 +116,11 @@ static uint64_t layout_walk(const struct pcie_shape *s, struct pcie_alloc *a)
 
 static struct pcie_alloc *alloc_of(const struct hwtel_pcie_data *d)
 {
-	struct pcie_alloc *a = (struct pcie_alloc *)((char *)d - offsetof(struct pcie_alloc, d));
+	struct pcie_alloc *a;
 
+	if (!d)
+		return NULL;
+	a = (struct pcie_alloc *)((char *)d - offsetof(struct pcie_alloc, d));
 	return a->magic == PCIE_DATA_MAGIC ? a : NULL;
 }
 

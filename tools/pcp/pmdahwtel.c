@@ -234,7 +234,7 @@ struct pcie_dev {
 struct ddr_dev {
 	char name[HWTEL_NAME_MAX];
 	struct hwtel_ddr *h;
-	struct hwtel_ddr_data d;
+	struct hwtel_ddr_data *d;
 	bool ok;
 };
 
@@ -261,6 +261,16 @@ static void pcie_open(unsigned int k)
 		pcie[k].h = NULL;
 	hwtel_pcie_data_free(pcie[k].d);
 	pcie[k].d = pcie[k].h ? hwtel_pcie_data_new(pcie[k].h) : NULL;
+}
+
+/* (Re)open DDR PMU @k and give it a reading of its events; false if it failed */
+static bool ddr_open(unsigned int k)
+{
+	if (hwtel_ddr_open(ddr[k].name, 0, ddr_events, &ddr[k].h))
+		ddr[k].h = NULL;
+	hwtel_ddr_data_free(ddr[k].d);
+	ddr[k].d = ddr[k].h ? hwtel_ddr_data_new(ddr[k].h) : NULL;
+	return ddr[k].h != NULL;
 }
 
 static void add_inst(unsigned int serial, const char *name, struct inst_ref r)
@@ -325,10 +335,8 @@ static void open_devices(void)
 			hwtel_ddr_close(ddr[k].h);
 			ddr[k].h = NULL;
 		}
-		if (!ddr[k].h && hwtel_ddr_open(ddr[k].name, 0, ddr_events, &ddr[k].h)) {
+		if (!ddr[k].h && !ddr_open(k))
 			pmNotifyErr(LOG_WARNING, "%s: %s", ddr[k].name, hwtel_last_error());
-			ddr[k].h = NULL;
-		}
 	}
 }
 
@@ -413,20 +421,20 @@ static void refresh(void)
 			pmNotifyErr(LOG_WARNING, "%s: %s", pcie[k].name, hwtel_last_error());
 	}
 	for (k = 0; k < nddr; k++) {
-		ddr[k].ok = ddr[k].h && hwtel_ddr_read(ddr[k].h, &ddr[k].d) == 0;
+		ddr[k].ok = ddr[k].h && ddr[k].d && hwtel_ddr_read(ddr[k].h, ddr[k].d) == 0;
 		if (!ddr[k].ok && ddr[k].h && hwtel_ddr_vanished(ddr[k].h)) {
 			hwtel_ddr_close(ddr[k].h);
-			if (hwtel_ddr_open(ddr[k].name, 0, ddr_events, &ddr[k].h))
-				ddr[k].h = NULL;
-			ddr[k].ok = ddr[k].h && hwtel_ddr_read(ddr[k].h, &ddr[k].d) == 0;
+			ddr_open(k);
+			ddr[k].ok = ddr[k].h && ddr[k].d &&
+				    hwtel_ddr_read(ddr[k].h, ddr[k].d) == 0;
 		}
 		if (!ddr[k].ok)
 			continue;
-		add_inst(IND_DDR, ddr[k].d.pmu, (struct inst_ref){ .dev = k });
-		for (i = 0; i < ddr[k].d.nevents; i++) {
+		add_inst(IND_DDR, ddr[k].d->pmu, (struct inst_ref){ .dev = k });
+		for (i = 0; i < ddr[k].d->nevents; i++) {
 			char name[128];
 
-			snprintf(name, sizeof(name), "%s/%s", ddr[k].d.pmu, ddr[k].d.events[i].name);
+			snprintf(name, sizeof(name), "%s/%s", ddr[k].d->pmu, ddr[k].d->events[i].name);
 			add_inst(IND_DDREV, name, (struct inst_ref){ .dev = k, .idx = i });
 		}
 	}
@@ -568,7 +576,7 @@ static int fetch_ddr(unsigned int cl, unsigned int item, const struct inst_ref *
 
 	if (r->dev >= nddr || !ddr[r->dev].ok)
 		return PMDA_FETCH_NOVALUES;
-	d = &ddr[r->dev].d;
+	d = ddr[r->dev].d;
 	if (cl == CL_DDR) {
 		const uint64_t v4[] = { d->reads, d->writes, d->reads * HWTEL_DDR_BURST_BYTES,
 					d->writes * HWTEL_DDR_BURST_BYTES };

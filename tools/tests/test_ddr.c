@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* DDR report: metric math, exact vs scaled values, text/JSON/CSV/Prometheus. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -19,14 +20,23 @@ static void ev(struct hwtel_ddr_data *d, const char *name, unsigned int g, uint6
 	e->running = run;
 }
 
+/* A reading with room for ddr_sample()'s 14 events */
+static struct hwtel_ddr_data *new_ddr(void)
+{
+	struct hwtel_ddr_data *d = hwtel_ddr_data_new_events("mrvl_ddr_pmu_87e1c0000000",
+							     "odyssey", 14);
+
+	if (!d)
+		abort();
+	return d;
+}
+
 /* 1 s; group 0 exact, group 1 counted half the time (values scaled x2) */
 static void ddr_sample(struct hwtel_ddr_data *d)
 {
 	const uint64_t s = 1000000000ull;
 
-	memset(d, 0, sizeof(*d));
-	snprintf(d->pmu, sizeof(d->pmu), "mrvl_ddr_pmu_87e1c0000000");
-	snprintf(d->identifier, sizeof(d->identifier), "odyssey");
+	d->nevents = 0;		/* ev() fills them again */
 	d->reads = 200000000;
 	d->writes = 100000000;
 	d->fixed_enabled = s;
@@ -62,7 +72,7 @@ static char *render(int (*fn)(FILE *, const struct hwtel_ddr_data *, double),
 
 TEST(ddr_values_exact_and_scaled)
 {
-	struct hwtel_ddr_data *d = malloc(sizeof(*d));
+	struct hwtel_ddr_data *d = new_ddr();
 	double v;
 	bool exact;
 
@@ -80,12 +90,12 @@ TEST(ddr_values_exact_and_scaled)
 	snprintf(d->events[4].name, sizeof(d->events[4].name), "ddr_dif_rd_data_access");
 	CHECK(hwtel_ddr_value(d, "ddr_dfi_rd_data_access", &v, &exact));
 	CHECK_NEAR(v, 400000000, 0);
-	free(d);
+	hwtel_ddr_data_free(d);
 }
 
 TEST(ddr_diff)
 {
-	struct hwtel_ddr_data *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	struct hwtel_ddr_data *a = new_ddr(), *b = new_ddr();
 
 	ddr_sample(a);
 	ddr_sample(b);
@@ -94,20 +104,64 @@ TEST(ddr_diff)
 	b->fixed_enabled += 5;
 	b->events[2].value += 7;
 	b->events[9].running += 3;
-	hwtel_ddr_diff(b, a, b);
+	CHECK_EQ(hwtel_ddr_diff(b, a, b), 0);
 	CHECK_U64(b->reads, 1000);
 	CHECK_U64(b->writes, 24);
 	CHECK_U64(b->fixed_enabled, 5);
 	CHECK_U64(b->events[2].value, 7);
 	CHECK_U64(b->events[9].running, 3);
 	CHECK_U64(b->events[0].value, 0);
-	free(a);
-	free(b);
+	hwtel_ddr_data_free(a);
+	hwtel_ddr_data_free(b);
+}
+
+static int json1(FILE *f, const struct hwtel_ddr_data *d, double s);
+
+/*
+ * A reading has room for its handle's events, as many as they are (the
+ * struct had 48); readings of other events are not mixed.
+ */
+TEST(ddr_data_sized_to_events)
+{
+	struct hwtel_ddr_data *big = hwtel_ddr_data_new_events("mrvl_ddr_pmu_87e1c0000000",
+							       NULL, 60);
+	struct hwtel_ddr_data *big2 = hwtel_ddr_data_new_events("x", NULL, 60);
+	struct hwtel_ddr_data *d = new_ddr();
+	unsigned int i;
+	char *out;
+
+	CHECK_EQ(big->nevents, 60);
+	CHECK_STR(big->identifier, "");
+	for (i = 0; i < big->nevents; i++) {
+		snprintf(big->events[i].name, sizeof(big->events[i].name), "ddr_ev%u", i);
+		big->events[i].value = 1000 + i;
+		big->events[i].enabled = big->events[i].running = 1000000000;
+	}
+	out = render(json1, big, 1.0);
+	CHECK(strstr(out, "\"ddr_ev59\": {\n") != NULL);
+	free(out);
+	CHECK_EQ(hwtel_ddr_data_copy(big2, big), 0);
+	CHECK_STR(big2->pmu, "mrvl_ddr_pmu_87e1c0000000");
+	CHECK_U64(big2->events[59].value, 1059);
+	big->events[59].value += 41;
+	CHECK_EQ(hwtel_ddr_diff(big, big2, big), 0);
+	CHECK_U64(big->events[59].value, 41);
+	/* 60 events against 14: refused, nothing written */
+	ddr_sample(d);
+	CHECK_EQ(hwtel_ddr_diff(big, d, big2), -EINVAL);
+	CHECK(strstr(hwtel_last_error(), "different events") != NULL);
+	CHECK_EQ(hwtel_ddr_data_copy(d, big), -EINVAL);
+	CHECK_U64(d->reads, 200000000);
+	CHECK_U64(big2->events[59].value, 1059);
+	hwtel_ddr_data_free(big);
+	hwtel_ddr_data_free(big2);
+	hwtel_ddr_data_free(d);
+	hwtel_ddr_data_free(NULL);
 }
 
 TEST(ddr_text_report)
 {
-	struct hwtel_ddr_data *d = malloc(sizeof(*d));
+	struct hwtel_ddr_data *d = new_ddr();
 	char *out;
 
 	ddr_sample(d);
@@ -132,17 +186,17 @@ TEST(ddr_text_report)
 	out = render(hwtel_ddr_format_text, d, 1.0);
 	CHECK(strstr(out, "~") == NULL);
 	free(out);
-	free(d);
+	hwtel_ddr_data_free(d);
 }
 
 static int json1(FILE *f, const struct hwtel_ddr_data *d, double s)
 {
-	return hwtel_ddr_format_json(f, d, 1, s);
+	return hwtel_ddr_format_json(f, &d, 1, s);
 }
 
 TEST(ddr_json_schema)
 {
-	struct hwtel_ddr_data *d = malloc(sizeof(*d));
+	struct hwtel_ddr_data *d = new_ddr();
 	char *out, *txt;
 	FILE *f;
 
@@ -163,7 +217,7 @@ TEST(ddr_json_schema)
 	unit_golden(out, "golden/ddr.json", true);
 	free(out);
 	free(txt);
-	free(d);
+	hwtel_ddr_data_free(d);
 }
 
 static int csv(FILE *f, const struct hwtel_ddr_data *d, double s)
@@ -178,12 +232,12 @@ static int csv_dot(FILE *f, const struct hwtel_ddr_data *d, double s)
 
 static int prom(FILE *f, const struct hwtel_ddr_data *d, double s)
 {
-	return hwtel_ddr_format_prom(f, d, d, 1, s);
+	return hwtel_ddr_format_prom(f, &d, &d, 1, s);
 }
 
 TEST(ddr_csv_and_prometheus)
 {
-	struct hwtel_ddr_data *d = malloc(sizeof(*d));
+	struct hwtel_ddr_data *d = new_ddr();
 	char *out;
 
 	ddr_sample(d);
@@ -211,7 +265,7 @@ TEST(ddr_csv_and_prometheus)
 	/* the exported names the Grafana dashboard is checked against */
 	unit_golden(out, "golden/ddr.prom", true);
 	free(out);
-	free(d);
+	hwtel_ddr_data_free(d);
 }
 
 /*
@@ -259,7 +313,7 @@ static int counters_went_down(const char *out1, const char *out2)
  */
 TEST(ddr_prom_counters_monotonic)
 {
-	struct hwtel_ddr_data *d = malloc(sizeof(*d));
+	struct hwtel_ddr_data *d = new_ddr();
 	char *out1, *out2;
 
 	ddr_sample(d);
@@ -277,7 +331,7 @@ TEST(ddr_prom_counters_monotonic)
 	CHECK_EQ(counters_went_down(out1, out2), 0);
 	free(out1);
 	free(out2);
-	free(d);
+	hwtel_ddr_data_free(d);
 }
 
 /*
@@ -306,7 +360,7 @@ TEST(ddr_formats_locale_independent)
 		hwtel_ddr_format_text, json1, csv, prom,
 	};
 	static const char *const name[] = { "text", "json", "csv", "prom" };
-	struct hwtel_ddr_data *d = malloc(sizeof(*d));
+	struct hwtel_ddr_data *d = new_ddr();
 	char *c_out, *out;
 	unsigned int i;
 
@@ -324,5 +378,5 @@ TEST(ddr_formats_locale_independent)
 		free(c_out);
 		free(out);
 	}
-	free(d);
+	hwtel_ddr_data_free(d);
 }
