@@ -837,7 +837,7 @@ struct pmu_set {
 	const struct pmu_kind *kind;
 	char *v;
 	unsigned int n, cap;
-	char (*quiet)[HWTEL_NAME_MAX];	/* new PMUs already warned about */
+	char **quiet;		/* new PMUs already warned about */
 	unsigned int nquiet;
 };
 
@@ -874,6 +874,8 @@ static void pmu_set_free(struct pmu_set *s)
 	while (s->n)
 		pmu_set_drop(s, s->n - 1);
 	free(s->v);
+	while (s->nquiet)
+		free(s->quiet[--s->nquiet]);
 	free(s->quiet);
 	s->v = NULL;
 	s->quiet = NULL;
@@ -891,13 +893,13 @@ static void pmu_set_free(struct pmu_set *s)
 static int pmu_set_rescan(struct pmu_set *s, bool strict, const void *run)
 {
 	const struct pmu_kind *kd = s->kind;
-	char (*names)[HWTEL_NAME_MAX] = NULL;
+	char **names = NULL;
 	int cnt = hwtel_pmu_list(kd->prefix, &names), i, ret = 0;
 	void *m = malloc(kd->size);
 	unsigned int k;
 
 	if (cnt < 0 || !m) {
-		free(names);
+		hwtel_pmu_list_free(names);
 		free(m);
 		return strict ? (cnt < 0 ? cnt : -ENOMEM) : 0;
 	}
@@ -927,14 +929,16 @@ static int pmu_set_rescan(struct pmu_set *s, bool strict, const void *run)
 					names[i], kd->what, hwtel_last_error());
 				if (v) {
 					s->quiet = v;
-					snprintf(s->quiet[s->nquiet++], HWTEL_NAME_MAX, "%s", names[i]);
+					s->quiet[s->nquiet] = strdup(names[i]);
+					if (s->quiet[s->nquiet])
+						s->nquiet++;
 				}
 			}
 			ret = 0;
 		}
 	}
 	free(m);
-	free(names);
+	hwtel_pmu_list_free(names);
 	return ret;
 }
 
@@ -1459,10 +1463,10 @@ static int cmd_ddr(const struct hwtel_opts *o)
 			return fail(ret);
 		}
 	} else {
-		char (*names)[HWTEL_NAME_MAX] = NULL;
+		char **names = NULL;
 		int cnt = hwtel_pmu_list(HWTEL_DDR_PMU_PREFIX, &names);
 
-		free(names);
+		hwtel_pmu_list_free(names);
 		if (cnt < 0)
 			return fail(cnt);
 		if (cnt == 0) {
@@ -1567,23 +1571,25 @@ out:
 
 static int list_prefix(const char *prefix, const char *what)
 {
-	char (*names)[HWTEL_NAME_MAX] = NULL;
+	char **names = NULL;
 	int n, i;
 
 	n = hwtel_pmu_list(prefix, &names);
 	for (i = 0; i < n; i++) {
-		struct hwtel_pmu pmu;
+		struct hwtel_pmu *pmu;
 		char id[80] = "", evdir[PATH_MAX];
 		struct dirent **ev = NULL;
 		int ne, k;
 
-		if (hwtel_pmu_load(names[i], &pmu)) {
+		if (hwtel_pmu_open(names[i], &pmu)) {
 			printf("%s  (unreadable: %s)\n", names[i], hwtel_last_error());
 			continue;
 		}
-		hwtel_pmu_read_attr(&pmu, "identifier", id, sizeof(id));
-		printf("%s  %s%s%s, cpu %d\n", pmu.name, what, id[0] ? ", " : "", id, pmu.cpu);
-		snprintf(evdir, sizeof(evdir), "%s/events", pmu.path);
+		hwtel_pmu_read_attr(pmu, "identifier", id, sizeof(id));
+		printf("%s  %s%s%s, cpu %d\n", hwtel_pmu_name(pmu), what, id[0] ? ", " : "", id,
+		       hwtel_pmu_cpu(pmu));
+		snprintf(evdir, sizeof(evdir), "%s/events", hwtel_pmu_path(pmu));
+		hwtel_pmu_close(pmu);
 		ne = scandir(evdir, &ev, NULL, alphasort);
 		for (k = 0; k < ne; k++) {
 			char path[PATH_MAX + 300], def[128] = "";
@@ -1611,7 +1617,7 @@ static int list_prefix(const char *prefix, const char *what)
 		}
 		free(ev);
 	}
-	free(names);
+	hwtel_pmu_list_free(names);
 	return n < 0 ? 0 : n;
 }
 

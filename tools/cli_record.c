@@ -570,7 +570,7 @@ static int open_source(struct recorder *r, unsigned int i, const char *spec, boo
 		s->nvals = 2 + s->da->nevents;
 	} else if (!strncmp(spec, "perf:", 5) && eq && strchr(eq, '/')) {
 		const char *name = spec + 5, *slash = strchr(eq, '/');
-		char pmu[HWTEL_NAME_MAX], ev[128];
+		char pmu[256], ev[128];
 		unsigned int j;
 
 		s->kind = SRC_PERF;
@@ -583,7 +583,7 @@ static int open_source(struct recorder *r, unsigned int i, const char *spec, boo
 		for (j = 0; j < i; j++) {
 			struct source *t = &r->src[j];
 
-			if (t->kind == SRC_PERF && !strcmp(t->pmu->name, pmu) &&
+			if (t->kind == SRC_PERF && !strcmp(hwtel_pmu_name(t->pmu), pmu) &&
 			    t->standby == standby && t->nperf < MAX_PERF) {
 				ret = hwtel_group_add(t->g, ev);
 				if (ret < 0)
@@ -600,10 +600,7 @@ static int open_source(struct recorder *r, unsigned int i, const char *spec, boo
 				return ret;
 			}
 		}
-		s->pmu = calloc(1, sizeof(*s->pmu));
-		if (!s->pmu)
-			return -ENOMEM;
-		ret = hwtel_pmu_load(pmu, s->pmu);
+		ret = hwtel_pmu_open(pmu, &s->pmu);
 		if (ret)
 			return ret;
 		s->g = hwtel_group_new(s->pmu, false);
@@ -946,27 +943,24 @@ static int open_event(struct evsrc *es, const char *def)
 			return HWTEL_EXIT_FAIL;
 		}
 	} else {
-		struct hwtel_pmu *pmu = calloc(1, sizeof(*pmu));
+		struct hwtel_pmu *pmu = NULL;
 		char *slash = strchr(spec, '/');
 		int ret;
 
 		if (filter) {
 			fprintf(stderr, "hwtel record: error: --event '%s': a filter applies to tracepoints only\n",
 				def);
-			free(pmu);
 			return HWTEL_EXIT_USAGE;
 		}
-		if (!pmu)
-			return rec_fail(-ENOMEM);
 		*slash = '\0';
-		ret = hwtel_pmu_load(spec, pmu);
+		ret = hwtel_pmu_open(spec, &pmu);
 		if (!ret) {
 			if (slash[1] && slash[strlen(slash + 1)] == '/')
 				slash[strlen(slash + 1)] = '\0';
 			ret = hwtel_pmu_event_attr(pmu, slash + 1, &attr);
 		}
-		one = pmu->cpu;
-		free(pmu);
+		one = pmu ? hwtel_pmu_cpu(pmu) : -1;
+		hwtel_pmu_close(pmu);
 		if (ret) {
 			fprintf(stderr, "hwtel record: error: --event '%s': %s\n", def,
 				hwtel_last_error()[0] ? hwtel_last_error() : strerror(-ret));
@@ -1119,7 +1113,7 @@ static void free_sources(struct recorder *r)
 		hwtel_ddr_close(s->ddr);
 		if (s->g)
 			hwtel_group_free(s->g);
-		free(s->pmu);
+		hwtel_pmu_close(s->pmu);
 		hwtel_pcie_data_free(s->pa);
 		hwtel_pcie_data_free(s->pb);
 		hwtel_pcie_data_free(s->pd);

@@ -31,8 +31,6 @@ extern "C" {
 
 #define HWTEL_VERSION "1.0"
 
-#define HWTEL_NAME_MAX		64
-
 /* ------------------------------------------------------------------ */
 /* Errors                                                             */
 /* ------------------------------------------------------------------ */
@@ -56,39 +54,41 @@ const char *hwtel_sysfs_root(void);
 
 struct perf_event_attr;
 
-#define HWTEL_MAX_FORMATS	16
-#define HWTEL_MAX_FORMAT_BITS	64
+/*
+ * Bits of a perf config word (config, config1, config2 are __u64): a
+ * format field has at most that many, whatever the PMU. Not a limit that
+ * grows.
+ */
+#define HWTEL_CONFIG_WORD_BITS	64
 
 /* One format/ field: "config:8-15", "config1:0-3", "config:0-3,8-11" */
 struct hwtel_format {
 	char name[32];
 	unsigned int word;		/* 0 config, 1 config1, 2 config2 */
 	unsigned int nbits;		/* bits of the field, LSB first */
-	unsigned char bits[HWTEL_MAX_FORMAT_BITS];
-};
-
-struct hwtel_pmu {
-	char name[HWTEL_NAME_MAX];
-	char path[256];			/* sysfs directory of the PMU */
-	uint32_t type;
-	int cpu;			/* first CPU of cpumask, -1 if none */
-	unsigned int nformats;
-	struct hwtel_format formats[HWTEL_MAX_FORMATS];
-	/* events/ definitions read so far (a cache, filled by
-	 * hwtel_pmu_event_attr())
-	 */
-	unsigned int nevcache;
-	struct {
-		char name[48];
-		char def[128];
-	} evcache[32];
+	unsigned char bits[HWTEL_CONFIG_WORD_BITS];
 };
 
 /* Parse one format/ file content. */
 int hwtel_format_parse(const char *name, const char *text,
 		       struct hwtel_format *fmt);
-/* Load type, cpumask and format/ of PMU @name (a sysfs PMU name). */
-int hwtel_pmu_load(const char *name, struct hwtel_pmu *pmu);
+
+/*
+ * A PMU of sysfs (opaque: its format fields and the events/ definitions
+ * read so far are the library's and grow as needed). Open loads type,
+ * cpumask and format/ of PMU @name (a sysfs PMU name): 0 or a negative
+ * errno (-ENOENT no such PMU, -EINVAL a bad name), *@out NULL on failure.
+ */
+struct hwtel_pmu;
+int hwtel_pmu_open(const char *name, struct hwtel_pmu **out);
+void hwtel_pmu_close(struct hwtel_pmu *pmu);
+const char *hwtel_pmu_name(const struct hwtel_pmu *pmu);
+/* sysfs directory of the PMU */
+const char *hwtel_pmu_path(const struct hwtel_pmu *pmu);
+/* perf_event_attr.type */
+uint32_t hwtel_pmu_type(const struct hwtel_pmu *pmu);
+/* first CPU of its cpumask, -1 if none */
+int hwtel_pmu_cpu(const struct hwtel_pmu *pmu);
 /*
  * Fill @attr for the event @spec of @pmu: "name" (a file of events/),
  * "name,term=value,..." (terms fill the name's "=?" parameters or override
@@ -102,9 +102,11 @@ int hwtel_pmu_load(const char *name, struct hwtel_pmu *pmu);
 int hwtel_pmu_event_attr(const struct hwtel_pmu *pmu, const char *spec,
 			 struct perf_event_attr *attr);
 /* Names of the PMUs whose name starts with @prefix, sorted. Returns the
- * count or a negative errno; *names is malloc'ed (free with free()).
+ * count or a negative errno; *names is a NULL-terminated array of that
+ * many strings (NULL on failure), freed with hwtel_pmu_list_free().
  */
-int hwtel_pmu_list(const char *prefix, char (**names)[HWTEL_NAME_MAX]);
+int hwtel_pmu_list(const char *prefix, char ***names);
+void hwtel_pmu_list_free(char **names);
 /* Read a small sysfs attribute of @pmu (relative path) into @buf. */
 int hwtel_pmu_read_attr(const struct hwtel_pmu *pmu, const char *rel,
 			char *buf, size_t size);

@@ -4,6 +4,7 @@
 #define _HWTEL_INTERNAL_H
 
 #include <errno.h>
+#include <limits.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,31 @@
 #include <libhwtel/hwtel.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A PMU name (a sysfs directory name: at most NAME_MAX bytes) */
+#define HWTEL_NAME_MAX		256
+/* Format fields of a PMU (the library's own bound; a PMU has a handful) */
+#define HWTEL_MAX_FORMATS	32
+
+/* A sysfs PMU (opaque in the public header) */
+struct hwtel_pmu {
+	char name[HWTEL_NAME_MAX];
+	char path[512];			/* sysfs directory of the PMU */
+	uint32_t type;
+	int cpu;			/* first CPU of cpumask, -1 if none */
+	unsigned int nformats;
+	struct hwtel_format formats[HWTEL_MAX_FORMATS];
+	/* events/ definitions read so far (a cache, filled by
+	 * hwtel_pmu_event_attr(); beyond its size events are read each time)
+	 */
+	unsigned int nevcache;
+	struct {
+		char name[48];
+		char def[128];
+	} evcache[32];
+};
+/* Fill @pmu (the library's own, embedded in a handle) as hwtel_pmu_open() */
+int hwtel_pmu_load(const char *name, struct hwtel_pmu *pmu);
 
 /* Set the thread's last error; returns @err (a negative errno) for chaining. */
 int hwtel_err(int err, const char *fmt, ...)

@@ -65,7 +65,7 @@ int hwtel_format_parse(const char *name, const char *text, struct hwtel_format *
 			for (i = 0; i < fmt->nbits; i++)
 				if (fmt->bits[i] == b)
 					return hwtel_err(-EINVAL, "format %s: bit %lu given twice", name, b);
-			if (fmt->nbits >= HWTEL_MAX_FORMAT_BITS)
+			if (fmt->nbits >= HWTEL_CONFIG_WORD_BITS)
 				return hwtel_err(-EINVAL, "format %s: too many bits", name);
 			fmt->bits[fmt->nbits++] = (unsigned char)b;
 		}
@@ -165,6 +165,48 @@ int hwtel_pmu_load(const char *name, struct hwtel_pmu *pmu)
 	closedir(d);
 	qsort(pmu->formats, pmu->nformats, sizeof(pmu->formats[0]), cmp_format);
 	return 0;
+}
+
+int hwtel_pmu_open(const char *name, struct hwtel_pmu **out)
+{
+	struct hwtel_pmu *pmu = malloc(sizeof(*pmu));
+	int ret;
+
+	*out = NULL;
+	if (!pmu)
+		return -ENOMEM;
+	ret = hwtel_pmu_load(name, pmu);
+	if (ret) {
+		free(pmu);
+		return ret;
+	}
+	*out = pmu;
+	return 0;
+}
+
+void hwtel_pmu_close(struct hwtel_pmu *pmu)
+{
+	free(pmu);
+}
+
+const char *hwtel_pmu_name(const struct hwtel_pmu *pmu)
+{
+	return pmu->name;
+}
+
+const char *hwtel_pmu_path(const struct hwtel_pmu *pmu)
+{
+	return pmu->path;
+}
+
+uint32_t hwtel_pmu_type(const struct hwtel_pmu *pmu)
+{
+	return pmu->type;
+}
+
+int hwtel_pmu_cpu(const struct hwtel_pmu *pmu)
+{
+	return pmu->cpu;
 }
 
 static const struct hwtel_format *find_format(const struct hwtel_pmu *pmu, const char *n)

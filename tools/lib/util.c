@@ -179,10 +179,26 @@ static int cmp_base(const void *a, const void *b, void *arg)
 	return strcmp(a, b);
 }
 
-int hwtel_pmu_list(const char *prefix, char (**names)[HWTEL_NAME_MAX])
+void hwtel_pmu_list_free(char **names)
+{
+	char **p;
+
+	if (!names)
+		return;
+	for (p = names; *p; p++)
+		free(*p);
+	free(names);
+}
+
+static int cmp_base_ptr(const void *a, const void *b, void *prefix)
+{
+	return cmp_base(*(char *const *)a, *(char *const *)b, prefix);
+}
+
+int hwtel_pmu_list(const char *prefix, char ***names)
 {
 	char dir[PATH_MAX];
-	char (*v)[HWTEL_NAME_MAX] = NULL;
+	char **v = NULL;
 	struct dirent *de;
 	int n = 0, cap = 0;
 	DIR *d;
@@ -191,34 +207,42 @@ int hwtel_pmu_list(const char *prefix, char (**names)[HWTEL_NAME_MAX])
 	*names = NULL;
 	snprintf(dir, sizeof(dir), "%s/bus/event_source/devices", hwtel_sysfs_root());
 	d = opendir(dir);
-	if (!d && errno == ENOENT)
-		return 0;	/* no event_source bus: no PMU at all */
-	if (!d)
+	if (!d && errno != ENOENT)
 		return hwtel_err(-errno, "cannot list %s: %s", dir, strerror(errno));
-	while ((de = readdir(d))) {
+	while (d && (de = readdir(d))) {
 		if (strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
-		if (strlen(de->d_name) >= HWTEL_NAME_MAX)
-			continue;
-		if (n == cap) {
+		if (n + 1 >= cap) {
 			void *nv;
 
 			cap = cap ? 2 * cap : 8;
 			nv = realloc(v, (size_t)cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
+			if (!nv)
+				goto nomem;
 			v = nv;
 		}
-		snprintf(v[n++], HWTEL_NAME_MAX, "%s", de->d_name);
+		v[n] = strdup(de->d_name);
+		if (!v[n])
+			goto nomem;
+		v[++n] = NULL;
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	if (!v) {	/* none (or no event_source bus: no PMU at all) */
+		v = calloc(1, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+	}
 	if (n > 1)
-		qsort_r(v, (size_t)n, sizeof(*v), cmp_base, (void *)prefix);
+		qsort_r(v, (size_t)n, sizeof(*v), cmp_base_ptr, (void *)prefix);
 	*names = v;
 	return n;
+nomem:
+	closedir(d);
+	if (v)
+		v[n] = NULL;
+	hwtel_pmu_list_free(v);
+	return -ENOMEM;
 }
 
 static bool is_chardev(const char *path)
@@ -232,7 +256,7 @@ int hwtel_resolve_device(const char *prefix, const char *module,
 			 const char *device, unsigned int index,
 			 char *name, size_t size)
 {
-	char (*names)[HWTEL_NAME_MAX] = NULL;
+	char **names = NULL;
 	char copy[PATH_MAX];
 	const char *sel = device;
 	uint64_t num;
@@ -241,7 +265,7 @@ int hwtel_resolve_device(const char *prefix, const char *module,
 
 	n = hwtel_pmu_list(prefix, &names);
 	if (n < 0) {
-		free(names);
+		hwtel_pmu_list_free(names);
 		return n;
 	}
 	if (sel && *sel) {
@@ -266,13 +290,13 @@ int hwtel_resolve_device(const char *prefix, const char *module,
 			int ret = hwtel_nfb_resolve(sel, index, nm, sizeof(nm));
 
 			if (ret) {
-				free(names);
+				hwtel_pmu_list_free(names);
 				return ret;
 			}
 			for (i = 0; i < n; i++)
 				if (!strcmp(names[i], nm))
 					found = i;
-			free(names);
+			hwtel_pmu_list_free(names);
 			if (found < 0)
 				return hwtel_err(-ENOENT, "no PMU %s for %s node %u: attach it with 'hwtel nfb attach -d %s'",
 						 nm, sel, index, sel);
@@ -285,7 +309,7 @@ int hwtel_resolve_device(const char *prefix, const char *module,
 			while (p > sel && isdigit((unsigned char)p[-1]))
 				p--;
 			if (!*p || hwtel_parse_u64(p, &num)) {
-				free(names);
+				hwtel_pmu_list_free(names);
 				return hwtel_err(-EINVAL, "cannot map NFB device %s to a telemetry instance; use a PMU name or an instance number", sel);
 			}
 			index = (unsigned int)num;
@@ -309,7 +333,7 @@ int hwtel_resolve_device(const char *prefix, const char *module,
 				}
 			}
 			if (found < 0) {
-				free(names);
+				hwtel_pmu_list_free(names);
 				return hwtel_err(-ENOENT, "no PMU %s%s (is module %s loaded? try 'modprobe %s'; 'hwtel list' shows what is present)",
 						 by_base ? prefix : "", by_base ? sel + 2 : sel,
 						 module, module);
@@ -320,19 +344,19 @@ int hwtel_resolve_device(const char *prefix, const char *module,
 	}
 	if (by_index) {
 		if (n == 0) {
-			free(names);
+			hwtel_pmu_list_free(names);
 			return hwtel_err(-ENOENT, "no %s* PMU found: load the driver with 'modprobe %s'",
 					 prefix, module);
 		}
 		if ((int)index >= n) {
-			free(names);
+			hwtel_pmu_list_free(names);
 			return hwtel_err(-ENOENT, "instance %u does not exist: %d %s* PMU(s) found",
 					 index, n, prefix);
 		}
 		found = (int)index;
 	}
 	snprintf(name, size, "%s", names[found]);
-	free(names);
+	hwtel_pmu_list_free(names);
 	return 0;
 }
 

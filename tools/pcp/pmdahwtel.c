@@ -290,7 +290,7 @@ static void add_inst(unsigned int serial, const char *name, struct inst_ref r)
 /* Open what appeared since the last refresh (PMUs come and go with modules). */
 static void open_devices(void)
 {
-	char (*names)[HWTEL_NAME_MAX] = NULL;
+	char **names = NULL;
 	unsigned int k;
 	int n;
 
@@ -306,7 +306,7 @@ static void open_devices(void)
 		snprintf(pcie[npcie].name, sizeof(pcie[npcie].name), "%s", names[k]);
 		npcie++;
 	}
-	free(names);
+	hwtel_pmu_list_free(names);
 	names = NULL;
 	n = hwtel_pmu_list(HWTEL_DDR_PMU_PREFIX, &names);
 	for (k = 0; n > 0 && k < (unsigned int)n && nddr < MAX_DDR; k++) {
@@ -320,7 +320,7 @@ static void open_devices(void)
 		snprintf(ddr[nddr].name, sizeof(ddr[nddr].name), "%s", names[k]);
 		nddr++;
 	}
-	free(names);
+	hwtel_pmu_list_free(names);
 
 	for (k = 0; k < npcie; k++) {
 		if (pcie[k].h && hwtel_pcie_vanished(pcie[k].h)) {

@@ -19,6 +19,7 @@
 
 #include <libhwtel/hwtel.h>
 
+#include "lib/internal.h"	/* struct hwtel_pmu, hwtel_pmu_load() */
 #include "unit.h"
 
 #define FIX "fixtures/sys"
@@ -80,6 +81,35 @@ TEST(pmu_load_fixture)
 	CHECK_EQ(hwtel_pmu_load("no_such_pmu", &p), -ENOENT);
 	CHECK(strstr(hwtel_last_error(), "no PMU no_such_pmu") != NULL);
 	CHECK_EQ(hwtel_pmu_load("../x", &p), -EINVAL);
+	hwtel_set_sysfs_root(NULL);
+}
+
+/* The public handle: opened, read through its accessors, closed */
+TEST(pmu_open_accessors)
+{
+	struct perf_event_attr a = { .size = sizeof(a) };
+	struct hwtel_pmu *p = NULL;
+	char buf[32];
+
+	hwtel_set_sysfs_root(FIX);
+	CHECK_EQ(hwtel_pmu_open(PCIE0, &p), 0);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_STR(hwtel_pmu_name(p), PCIE0);
+		CHECK(strstr(hwtel_pmu_path(p), "/bus/event_source/devices/" PCIE0) != NULL);
+		CHECK_EQ(hwtel_pmu_type(p), 42);
+		CHECK_EQ(hwtel_pmu_cpu(p), 0);
+		CHECK_EQ(hwtel_pmu_event_attr(p, "words,ep=0,bus=1", &a), 0);
+		CHECK_U64(a.config, 0x3 | (1ull << 16));
+		CHECK(hwtel_pmu_read_attr(p, "type", buf, sizeof(buf)) > 0);
+		CHECK_STR(buf, "42");
+	}
+	hwtel_pmu_close(p);
+	p = (struct hwtel_pmu *)1;
+	CHECK_EQ(hwtel_pmu_open("no_such_pmu", &p), -ENOENT);
+	CHECK(p == NULL);
+	CHECK_EQ(hwtel_pmu_open("../x", &p), -EINVAL);
+	hwtel_pmu_close(NULL);
 	hwtel_set_sysfs_root(NULL);
 }
 
@@ -235,7 +265,7 @@ TEST(event_attr_caller_size_rejects)
 
 TEST(pmu_list_sorted_by_base)
 {
-	char (*names)[HWTEL_NAME_MAX] = NULL;
+	char **names = NULL;
 	int n;
 
 	hwtel_set_sysfs_root(FIX);
@@ -244,15 +274,18 @@ TEST(pmu_list_sorted_by_base)
 	if (n == 2) {
 		CHECK_STR(names[0], PCIE0);
 		CHECK_STR(names[1], PCIE1);
+		CHECK(names[2] == NULL);
 	}
-	free(names);
+	hwtel_pmu_list_free(names);
 	n = hwtel_pmu_list("mrvl_ddr_pmu_", &names);
 	CHECK_EQ(n, 2);
-	free(names);
+	hwtel_pmu_list_free(names);
 	hwtel_set_sysfs_root("fixtures/empty-sys-does-not-exist");
 	n = hwtel_pmu_list("x", &names);
 	CHECK_EQ(n, 0);
-	free(names);
+	CHECK(names != NULL && names[0] == NULL);
+	hwtel_pmu_list_free(names);
+	hwtel_pmu_list_free(NULL);
 	hwtel_set_sysfs_root(NULL);
 }
 
