@@ -35,9 +35,6 @@
 
 #include "domain.h"
 
-#define MAX_PCIE	8
-#define MAX_DDR		16
-
 /* instance names not seen for 30 days are culled; seen times saved hourly */
 #define HWTEL_KEEP_SECONDS	(30 * 86400)
 #define HWTEL_SYNC_SECONDS	3600
@@ -243,10 +240,11 @@ struct inst_ref {
 	unsigned int dev, ep, bus, idx, hist;
 };
 
-static struct pcie_dev pcie[MAX_PCIE];
-static unsigned int npcie;
-static struct ddr_dev ddr[MAX_DDR];
-static unsigned int nddr;
+/* the PMUs seen, as many as there are; one that went away is dropped */
+static struct pcie_dev *pcie;
+static unsigned int npcie, pcie_cap;
+static struct ddr_dev *ddr;
+static unsigned int nddr, ddr_cap;
 static const char *ddr_events;	/* -e: generic DDR events, NULL = the report's */
 
 static pmInDom indom(unsigned int serial)
@@ -287,36 +285,94 @@ static void add_inst(unsigned int serial, const char *name, struct inst_ref r)
 	pmdaCacheStore(indom(serial), PMDA_CACHE_ADD, name, p);
 }
 
-/* Open what appeared since the last refresh (PMUs come and go with modules). */
+/* Whether @name is one of the @n @names */
+static bool listed(char **names, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* @v (@n of *@cap elements of @size) with room for one more; NULL if none */
+static void *grow(void *v, unsigned int n, unsigned int *cap, size_t size)
+{
+	void *nv;
+
+	if (n < *cap)
+		return v;
+	nv = realloc(v, (size_t)(*cap ? 2 * *cap : 4) * size);
+	if (nv)
+		*cap = *cap ? 2 * *cap : 4;
+	return nv;
+}
+
+/*
+ * Open what appeared since the last refresh and drop what went away (PMUs
+ * come and go with modules and cards). A dropped PMU's instances stay in
+ * the cache, inactive, with their ids: they are never given to another
+ * name, and come back if the PMU does (pmdaCache, saved across restarts).
+ * Their references are set again at each refresh, so the table may be
+ * compacted.
+ */
 static void open_devices(void)
 {
 	char **names = NULL;
 	unsigned int k;
+	void *nv;
 	int n;
 
 	n = hwtel_pmu_list(HWTEL_PCIE_PMU_PREFIX, &names);
-	for (k = 0; n > 0 && k < (unsigned int)n && npcie < MAX_PCIE; k++) {
+	for (k = 0; n >= 0 && k < npcie;) {
+		if (listed(names, n, pcie[k].name) &&
+		    !(pcie[k].h && hwtel_pcie_vanished(pcie[k].h))) {
+			k++;
+			continue;
+		}
+		hwtel_pcie_close(pcie[k].h);
+		hwtel_pcie_data_free(pcie[k].d);
+		memmove(&pcie[k], &pcie[k + 1], (npcie - k - 1) * sizeof(pcie[0]));
+		npcie--;
+	}
+	for (k = 0; n > 0 && k < (unsigned int)n; k++) {
 		unsigned int j;
 
 		for (j = 0; j < npcie; j++)
 			if (!strcmp(pcie[j].name, names[k]))
 				break;
-		if (j < npcie)
+		if (j < npcie || !(nv = grow(pcie, npcie, &pcie_cap, sizeof(pcie[0]))))
 			continue;
+		pcie = nv;
+		memset(&pcie[npcie], 0, sizeof(pcie[0]));
 		snprintf(pcie[npcie].name, sizeof(pcie[npcie].name), "%s", names[k]);
 		npcie++;
 	}
 	hwtel_pmu_list_free(names);
 	names = NULL;
 	n = hwtel_pmu_list(HWTEL_DDR_PMU_PREFIX, &names);
-	for (k = 0; n > 0 && k < (unsigned int)n && nddr < MAX_DDR; k++) {
+	for (k = 0; n >= 0 && k < nddr;) {
+		if (listed(names, n, ddr[k].name) &&
+		    !(ddr[k].h && hwtel_ddr_vanished(ddr[k].h))) {
+			k++;
+			continue;
+		}
+		hwtel_ddr_close(ddr[k].h);
+		hwtel_ddr_data_free(ddr[k].d);
+		memmove(&ddr[k], &ddr[k + 1], (nddr - k - 1) * sizeof(ddr[0]));
+		nddr--;
+	}
+	for (k = 0; n > 0 && k < (unsigned int)n; k++) {
 		unsigned int j;
 
 		for (j = 0; j < nddr; j++)
 			if (!strcmp(ddr[j].name, names[k]))
 				break;
-		if (j < nddr)
+		if (j < nddr || !(nv = grow(ddr, nddr, &ddr_cap, sizeof(ddr[0]))))
 			continue;
+		ddr = nv;
+		memset(&ddr[nddr], 0, sizeof(ddr[0]));
 		snprintf(ddr[nddr].name, sizeof(ddr[nddr].name), "%s", names[k]);
 		nddr++;
 	}
