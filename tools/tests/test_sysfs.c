@@ -361,6 +361,45 @@ TEST(pcie_layout_from_caps)
 	hwtel_set_sysfs_root(NULL);
 }
 
+/*
+ * A handle's readings have its block's layout; a reading of another
+ * block's is refused before anything is read or written.
+ */
+TEST(pcie_read_refuses_other_layout)
+{
+	struct hwtel_pcie *h0 = NULL, *h1 = NULL;
+	struct hwtel_pcie_data *a = NULL, *b = NULL;
+
+	hwtel_set_sysfs_root(FIX);
+	CHECK_EQ(hwtel_pcie_open(PCIE0, 0, HWTEL_OPEN_NO_PERF | HWTEL_OPEN_NO_NETLINK, &h0), 0);
+	CHECK_EQ(hwtel_pcie_open(PCIE1, 0, HWTEL_OPEN_NO_PERF | HWTEL_OPEN_NO_NETLINK, &h1), 0);
+	if (h0 && h1) {
+		a = hwtel_pcie_data_new(h0);
+		b = hwtel_pcie_data_new(h1);
+		CHECK(a && b);
+	}
+	if (a && b) {
+		CHECK_STR(a->pmu, PCIE0);
+		CHECK_EQ(a->nendpoints, 1);
+		CHECK_EQ(b->nendpoints, 2);
+		CHECK_EQ(b->endpoints[1].nbuses, 6);
+		CHECK_EQ(b->endpoints[1].buses[5].nregions, 3);
+		CHECK_EQ(hwtel_pcie_read(h0, b), -EINVAL);
+		CHECK_STR(hwtel_last_error(),
+			  "hwtel_pcie_read: readings of different layouts (or not allocated by hwtel_pcie_data_new())");
+		CHECK_EQ(b->nendpoints, 2);
+		/* its own layout gets as far as the missing perf events */
+		CHECK_EQ(hwtel_pcie_read(h0, a), -EINVAL);
+		CHECK(strstr(hwtel_last_error(), "opened without perf events") != NULL);
+		CHECK_EQ(hwtel_pcie_data_copy(a, b), -EINVAL);
+	}
+	hwtel_pcie_data_free(a);
+	hwtel_pcie_data_free(b);
+	hwtel_pcie_close(h0);
+	hwtel_pcie_close(h1);
+	hwtel_set_sysfs_root(NULL);
+}
+
 TEST(write_atomic)
 {
 	char dir[] = "/tmp/hwtel-unit-XXXXXX", path[64], *back;
