@@ -154,18 +154,18 @@ static void usage(FILE *f)
 	      "\n"
 	      "options (pcie, ddr):\n"
 	      "  -d, --device DEV       PMU name, sysfs path, MMIO base (0x...), instance\n"
-	      "                         number, or /dev/nfbN (pcie); default: all (ddr) or\n"
-	      "                         the first (pcie)\n"
+	      "                         number, or /dev/nfbN (pcie); default: all, each\n"
+	      "                         report naming its PMU\n"
 	      "  -i, --index N          instance number when -d is not given (default 0)\n"
 	      "  -t, --interval SEC     measured interval (default 1); pcie: 0 = totals\n"
 	      "                         since the last clear, from the control plane\n"
 	      "  -w, --watch            repeat until SIGINT/SIGTERM\n"
 	      "  -n, --count N          with -w: stop after N intervals\n"
 	      "  -c, --clear            pcie: zero counters, flags and marks, then exit\n"
+	      "                         (without -d/-i: of every PCIe PMU)\n"
 	      "  -j, --json             JSON: {\"seconds\": ..., \"data\": ..., \"derived\": ...}\n"
 	      "  -x, --field-separator SEP   CSV like perf stat -x SEP\n"
-	      "      --prometheus FILE  also write the node_exporter textfile FILE (atomic);\n"
-	      "                         pcie without -d/-i: every PCIe PMU in FILE\n"
+	      "      --prometheus FILE  also write the node_exporter textfile FILE (atomic)\n"
 	      "  -q, --quiet            no report on stdout (with --prometheus)\n"
 	      "  -e, --events LIST      ddr: generic events to count (comma separated)\n"
 	      "  -- COMMAND             measure while COMMAND runs instead of -t SEC\n"
@@ -815,9 +815,9 @@ static void output_end(void)
 }
 
 /*
- * The PMUs of one kind that a run exports when --prometheus runs without
- * -d and -i: every PMU of the host whose name has the kind's prefix, each
- * a member of the set, in the order it joined. hwtel pcie and hwtel ddr
+ * The PMUs of one kind that a run follows without -d and -i (hwtel pcie
+ * always, hwtel ddr with --prometheus): every PMU of the host whose name
+ * has the kind's prefix, each a member of the set, in the order it joined. hwtel pcie and hwtel ddr
  * share it, so that the two exporters follow PMUs that come and go alike:
  * pmu_set_rescan() at the end of each interval adds the PMUs not in the
  * set yet, their counts starting then; pmu_set_gone() drops one whose
@@ -958,14 +958,16 @@ static bool pmu_set_gone(struct pmu_set *s, unsigned int i, int ret, bool vanish
 }
 
 /*
- * The PCIe telemetry blocks of a hwtel pcie run. One, the one -d/-i names
- * (default: the first), unless --prometheus runs without -d and -i: then
- * every ndk_pcie_tlm PMU of the host, in one exposition (two NDK cards,
- * or a card with several PCIE_TELEMETRY blocks), a struct pmu_set: a block
- * that vanishes (card removed, firmware reloaded) is dropped from the
- * exposition while others remain, and a new one is added at the end of
- * each interval; the last one vanishing ends the run (exit 5), as with one
- * block. The report on stdout is always of one block, blk(r, 0).
+ * The PCIe telemetry blocks of a hwtel pcie run. One, the one -d/-i names,
+ * or the first as nfb-pcie-telemetry (the reference tool has one device).
+ * Without -d and -i, as perf stat without a PMU filter and hwtel ddr: every
+ * ndk_pcie_tlm PMU of the host (two NDK cards, or a card with several
+ * PCIE_TELEMETRY blocks), a struct pmu_set: each block in every report
+ * (text, JSON, CSV) and in the one exposition, in the order they joined; a
+ * block that vanishes (card removed, firmware reloaded) is dropped while
+ * others remain, and a new one is added at the end of each interval; the
+ * last one vanishing ends the run (exit 5), as with one block. -c clears
+ * every block of the set.
  */
 struct pcie_blk {
 	struct hwtel_pcie *h;
@@ -1051,7 +1053,7 @@ static int pcie_blk_join(void *m, const char *name, const void *run)
 	const struct pcie_run *r = run;
 	int ret = pcie_blk_open(m, name, 0, r->flags);
 
-	if (!ret && !r->totals) {
+	if (!ret && !(r->flags & HWTEL_OPEN_NO_PERF)) {
 		ret = pcie_blk_start(m);
 		if (ret)
 			pcie_blk_free(m);
@@ -1138,28 +1140,66 @@ static int pcie_write_prom(const char *path, const struct pcie_run *r, double se
 	return ret;
 }
 
-static int pcie_output(const struct hwtel_opts *o, const struct pcie_run *r,
-		       const struct hwtel_pcie_data *d, double seconds, uint64_t elapsed_ns,
-		       bool more)
+/*
+ * What block @k reports: its totals (-t 0), or the interval's difference
+ * over its own wall time (*@seconds).
+ */
+static const struct hwtel_pcie_data *pcie_blk_report(const struct pcie_run *r, unsigned int k,
+						     double *seconds)
 {
+	const struct pcie_blk *b = blk(r, k);
+
+	if (r->totals) {
+		*seconds = 0;
+		return b->a;
+	}
+	*seconds = hwtel_pcie_seconds(b->b, b->a);
+	return b->diff;
+}
+
+/*
+ * The report of every block of @r on stdout: one JSON object (one line) per
+ * block, each naming its PMU in "hwtel"; the CSV rows of each block, their
+ * events "PMU/event/"; the text report of each block, under a line "PMU
+ * <name>" when there are more than one (one block's report is the
+ * reference tool's, byte for byte). @seconds: the exposition's interval.
+ */
+static int pcie_output(const struct hwtel_opts *o, const struct pcie_run *r,
+		       double seconds, uint64_t elapsed_ns, bool more)
+{
+	const struct hwtel_pcie_data *d;
 	struct buf_out j, c;
+	unsigned int k;
+	double s;
 	int ret = 0;
 
 	output_begin();
 
 	if (!o->quiet) {
 		if (o->json) {
-			ret = out_begin(!o->compat, &j);
-			if (!ret)
-				ret = json_end(o, &j, elapsed_ns,
-					       hwtel_pcie_format_json(j.f, d, seconds));
+			for (k = 0; k < r->set.n && !ret; k++) {
+				d = pcie_blk_report(r, k, &s);
+				ret = out_begin(!o->compat, &j);
+				if (!ret)
+					ret = json_end(o, &j, elapsed_ns,
+						       hwtel_pcie_format_json(j.f, d, s));
+			}
 		} else if (o->csv_sep) {
 			ret = out_begin(o->watch, &c);
-			if (!ret)
-				ret = csv_end(o, &c, elapsed_ns,
-					      hwtel_pcie_format_csv(c.f, d, seconds, o->csv_sep));
+			if (!ret) {
+				for (k = 0; k < r->set.n && !ret; k++) {
+					d = pcie_blk_report(r, k, &s);
+					ret = hwtel_pcie_format_csv(c.f, d, s, o->csv_sep);
+				}
+				ret = csv_end(o, &c, elapsed_ns, ret);
+			}
 		} else {
-			ret = hwtel_pcie_format_text(stdout, d, seconds);
+			for (k = 0; k < r->set.n && !ret; k++) {
+				d = pcie_blk_report(r, k, &s);
+				if (r->set.n > 1)
+					printf("%sPMU %s\n", k ? "\n" : "", d->pmu);
+				ret = hwtel_pcie_format_text(stdout, d, s);
+			}
 		}
 		/* a blank line between reports, not between CSV rows or JSON lines */
 		if (more && !o->csv_sep && !(o->json && !o->compat))
@@ -1189,7 +1229,7 @@ static int cmd_pcie(const struct hwtel_opts *o)
 	memset(&r, 0, sizeof(r));
 	r.set.kind = &pcie_kind;
 	r.totals = !o->command && o->interval == 0;
-	r.all = o->prom_file && !(o->device && *o->device) && !o->index && !o->clear;
+	r.all = !o->compat && !(o->device && *o->device) && !o->index;
 	if (o->clear || r.totals)
 		r.flags |= HWTEL_OPEN_NO_PERF;
 	else
@@ -1203,7 +1243,17 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		goto out;
 	}
 	if (o->clear) {
-		ret = hwtel_pcie_clear(blk(&r, 0)->h, HWTEL_CLEAR_ALL);
+		if (r.all) {
+			ret = pmu_set_rescan(&r.set, true, &r);
+			if (ret) {
+				r.bad = UINT_MAX;	/* not a block of the run */
+				goto out;
+			}
+		}
+		for (k = 0; k < r.set.n && !ret; k++) {
+			r.bad = k;
+			ret = hwtel_pcie_clear(blk(&r, k)->h, HWTEL_CLEAR_ALL);
+		}
 		if (!ret)
 			printf("Counters cleared.\n");
 		goto out;
@@ -1241,8 +1291,7 @@ static int cmd_pcie(const struct hwtel_opts *o)
 			n++;
 			if (n == 1)
 				t0 = blk(&r, 0)->a->timestamp_ns;
-			ret = pcie_output(o, &r, blk(&r, 0)->a, 0, blk(&r, 0)->a->timestamp_ns - t0,
-					  o->watch);
+			ret = pcie_output(o, &r, 0, blk(&r, 0)->a->timestamp_ns - t0, o->watch);
 			if (hwtel_output_stopped(ret))
 				ret = 0;	/* stopped while the output blocked */
 			if (ret || stop_sig || !o->watch || (o->count && n >= o->count))
@@ -1280,7 +1329,7 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		/* wall time between the two snapshots */
 		seconds = hwtel_pcie_seconds(blk(&r, 0)->b, blk(&r, 0)->a);
 		n++;
-		ret = pcie_output(o, &r, blk(&r, 0)->diff, seconds, blk(&r, 0)->b->timestamp_ns - t0,
+		ret = pcie_output(o, &r, seconds, blk(&r, 0)->b->timestamp_ns - t0,
 				  o->watch && !(o->count && n >= o->count));
 		if (hwtel_output_stopped(ret))
 			ret = 0;	/* stopped while the output blocked */

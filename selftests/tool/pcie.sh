@@ -7,8 +7,8 @@
 # the LOST DELTAS / READ-OUT OVERRUN warnings and a larger layout.
 
 . "$(dirname "$0")/tool_lib.sh"
-tool_need_modules 24 hwtel_sim_pcie ndk_pcie_tlm
-tap_plan 26
+tool_need_modules 33 hwtel_sim_pcie ndk_pcie_tlm
+tap_plan 33
 
 # --- 1-3: -t 1 on the seed profile -------------------------------------
 pcie_up profile=seed || { tap_fail "load model (seed) and driver"; tap_done; }
@@ -247,5 +247,63 @@ for s in ("PCIe telemetry - 2 endpoint(s), 2 DMA port(s) per endpoint", "PCIe en
 ' "$T/l.txt"
 "$HW" pcie -t 0.3 -j > "$T/l.json"
 tap_check "its JSON follows the schema" python3 "$CHECK_JSON" pcie "$T/l.json"
+
+# --- 27-33: two blocks (two NDK cards, or two PCIE_TELEMETRY blocks) ----
+# Without -d, as perf stat without a PMU filter and hwtel ddr: every
+# block, each named by its PMU, in every output; -d still selects one.
+P2=ndk_pcie_tlm_3fff00100000
+pcie_up profile=idle instances=2 || { tap_fail "load model (2 instances)"; tap_done; }
+"$HW" pcie -c -d "$PCIE_PMU" > /dev/null && "$HW" pcie -c -d "$P2" > /dev/null
+echo "words,ep=0,bus=0 1000" > "$SIMDBG/$PCIE_PMU/inject"
+echo "words,ep=0,bus=0 2000" > "$SIMDBG/$P2/inject"
+echo "items,ep=0,bus=0 300" > "$SIMDBG/$P2/inject"
+"$HW" pcie -t 0 -j > "$T/two.json"
+tool_py "-t 0 -j: one object per block, each with its PMU and its own counts" '
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+got = [(d["hwtel"]["pmu"], d["data"]["endpoints"][0]["buses"]["PTC -> PCIe (RQ)"]["words"],
+        d["data"]["endpoints"][0]["buses"]["PTC -> PCIe (RQ)"]["items"]) for d in docs]
+assert got == [(sys.argv[2], 1000, 0), (sys.argv[3], 2000, 300)], got
+' "$T/two.json" "$PCIE_PMU" "$P2"
+"$HW" pcie -t 0 -x ';' > "$T/two.csv"
+tool_py "-t 0 -x: the rows of both blocks, each led by its PMU" '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1]), delimiter=";"))
+p1, p2 = sys.argv[2], sys.argv[3]
+w = [(r[2], r[0]) for r in rows if r[2].endswith("/words,ep=0,bus=0/") or r[2].endswith("/items,ep=0,bus=0/")]
+assert w == [(p1 + "/words,ep=0,bus=0/", "1000"), (p1 + "/items,ep=0,bus=0/", "0"),
+             (p2 + "/words,ep=0,bus=0/", "2000"), (p2 + "/items,ep=0,bus=0/", "300")], w
+n1 = sum(r[2].startswith(p1 + "/") for r in rows)
+n2 = sum(r[2].startswith(p2 + "/") for r in rows)
+assert n1 == n2 and n1 > 0 and all(len(r) == 8 for r in rows), (n1, n2)
+' "$T/two.csv" "$PCIE_PMU" "$P2"
+"$HW" pcie -t 0 > "$T/two.txt"
+{ echo "PMU $PCIE_PMU"; "$HW" pcie -t 0 -d "$PCIE_PMU"; echo; echo "PMU $P2"; "$HW" pcie -t 0 -d "$P2"; } > "$T/two.want"
+tap_eq "-t 0 text: each block's report (what -d prints) under a line naming its PMU" \
+	"$(cat "$T/two.want")" "$(cat "$T/two.txt")"
+"$HW" pcie -t 0 -j -d "$P2" > "$T/one.json"
+tap_eq "-d still selects one block" "1 $P2" \
+	"$(wc -l < "$T/one.json") $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["hwtel"]["pmu"])' "$T/one.json")"
+"$HW" pcie -t 0 -w -n 2 -x , > "$T/two-w.csv"
+tool_py "-w -x: every interval has the rows of both blocks" '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+p1, p2 = sys.argv[2], sys.argv[3]
+w = [(r[3], r[1]) for r in rows if r[3].endswith("/words,ep=0,bus=0/")]
+assert w == [(p1 + "/words,ep=0,bus=0/", "1000"), (p2 + "/words,ep=0,bus=0/", "2000")] * 2, w
+assert len({r[0] for r in rows}) == 2, {r[0] for r in rows}
+' "$T/two-w.csv" "$PCIE_PMU" "$P2"
+"$HW" pcie -t 0 -q --prometheus "$T/two.prom"
+tool_py "--prometheus: the series of both blocks, labelled device=PMU" '
+import sys
+t = open(sys.argv[1]).read().splitlines()
+for pmu, v in ((sys.argv[2], 1000), (sys.argv[3], 2000)):
+    l = f"hwtel_pcie_bus_cycles_total{{device=\"{pmu}\",endpoint=\"0\",bus=\"RQ\",event=\"words\"}} {v}"
+    assert l in t, l
+' "$T/two.prom" "$PCIE_PMU" "$P2"
+# the reference tool has one device: its report stays the one block's
+"$NFB" -t 0 > "$T/nfb2.txt" 2>&1
+tap_eq "nfb-pcie-telemetry -t 0 still reports only the first block, byte for byte" \
+	"$("$HW" pcie -t 0 -d "$PCIE_PMU")" "$(cat "$T/nfb2.txt")"
 
 tap_done
