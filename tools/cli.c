@@ -943,6 +943,33 @@ static int pmu_set_rescan(struct pmu_set *s, bool strict, const void *run)
 }
 
 /*
+ * An exporter (-w --prometheus, every PMU of a kind) that starts before
+ * any PMU of its kind exists (at boot, before the driver is loaded) waits
+ * for the first one instead of failing with exit 3: once running it
+ * follows the PMUs that come and go, and its start is no different. One
+ * line says that it waits; it looks once an interval (@period_ns), and
+ * every PMU then found joins @s as one that appears later does (a line
+ * each). 0 once @s has a member, 1 when SIGINT or SIGTERM ended the wait,
+ * or a negative errno.
+ */
+static int pmu_set_wait(struct pmu_set *s, uint64_t period_ns, const char *module,
+			const void *run)
+{
+	int ret;
+
+	fprintf(stderr, "hwtel: no %s* PMU yet: waiting for one (the driver: 'modprobe %s')\n",
+		s->kind->prefix, module);
+	while (!s->n) {
+		if (!sleep_until(hwtel_now_ns() + period_ns))
+			return 1;
+		ret = pmu_set_rescan(s, false, run);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
  * The reading of member @i failed with @ret: when it failed because the
  * PMU went away (@vanished) and another member is left, drop it with a
  * warning and return true; the run goes on without it.
@@ -1518,12 +1545,17 @@ static int cmd_ddr(const struct hwtel_opts *o)
 		hwtel_pmu_list_free(names);
 		if (cnt < 0)
 			return fail(cnt);
-		if (cnt == 0) {
+		if (cnt == 0 && follow && o->watch && !o->command) {
+			ret = pmu_set_wait(&r.set, (uint64_t)(o->interval * 1e9), HWTEL_DDR_MODULE, &r);
+			if (ret == 1)
+				return HWTEL_EXIT_OK;	/* stopped before any PMU */
+		} else if (cnt == 0) {
 			fprintf(stderr, "hwtel: error: no %s* PMU found: load the driver with 'modprobe %s'\n",
 				HWTEL_DDR_PMU_PREFIX, HWTEL_DDR_MODULE);
 			return HWTEL_EXIT_NOPMU;
+		} else {
+			ret = pmu_set_rescan(&r.set, true, &r);
 		}
-		ret = pmu_set_rescan(&r.set, true, &r);
 		if (!ret && !r.set.n)
 			ret = -ENODEV;	/* gone since the listing */
 		if (ret)

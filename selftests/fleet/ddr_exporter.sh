@@ -9,11 +9,14 @@
 # exposition check and promtool. A DDR PMU cannot vanish under the
 # exporter: its perf events hold the driver (rmmod refused), and the
 # driver has no unbind.
+# Started before any DDR PMU exists (at boot, before the module loads),
+# the exporter waits for one instead of exiting 3, and the PMU's series
+# appear in the file once the driver is loaded.
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 . "$(dirname "$0")/fleet_lib.sh"
 
-PLAN=6
+PLAN=9
 D1=$(ddr_pmu_of odyssey)
 D2=mrvl_ddr_pmu_87e1d1000000	# the second controller: base + 16 MiB
 DEV2=/sys/bus/platform/devices/odyssey-ddr-pmu-sim.1
@@ -63,4 +66,32 @@ wait "$EXP_PID"
 tap_eq "the driver cannot be unloaded under the exporter; it exits 0 on SIGTERM, one line says the PMU joined" \
 	"1 0 1" "$((r != 0)) $? $(grep -c "$D2: new DDR PMU, exported from now on" "$T/exp-ddr.err")"
 tap_diag "exporter's stderr: $(tr '\n' '|' < "$T/exp-ddr.err")"
+
+# --- 7-9: started before the driver is loaded -----------------------------
+ddr_down
+rm -f "$T/tf"/*
+read -ra argv <<< "$(exec_start ddr "")"
+"${argv[@]}" 2> "$T/exp-ddr.err" &
+EXP_PID=$!
+wait_for "$T/exp-ddr.err" "no mrvl_ddr_pmu_\* PMU yet: waiting for one" 1 30
+r=$?
+# the sleep of the wait (ppoll: 271 on x86-64, 73 on arm64)
+tool_wait_syscall $EXP_PID 271 73
+tap_eq "no DDR PMU: the exporter waits (one line says so), alive, no file yet" "0 0 0" \
+	"$r $(kill -0 "$EXP_PID"; echo $?) $(ls "$T/tf" | wc -l)"
+modprobe hwtel_sim_ddr variant=odyssey && modprobe marvell_cn10k_ddr_pmu
+infile "$TF" "device=\"$D1\"" 1
+r=$?
+echo "ddr_ddr_reads 7" > "$SIMDBG/$D1/inject"
+rewrites "$TF" 2
+cat "$TF" > "$T/late.prom" 2> /dev/null
+tap_eq "the driver loaded then: the PMU's series appear in the file, one line says it joined" \
+	"0 1" "$r $(grep -c "$D1: new DDR PMU, exported from now on" "$T/exp-ddr.err")"
+tap_check "strict format, the PMU's counts since it joined" \
+	python3 "$FLEET/promcheck.py" "$T/late.prom" \
+	"hwtel_ddr_bytes_total{$L1,direction=\"read\"}=$((7 * 64))" \
+	"hwtel_ddr_bytes_total{$L1,direction=\"write\"}=0"
+kill -TERM "$EXP_PID"
+wait "$EXP_PID"
+tap_diag "exit $?, the late exporter's stderr: $(tr '\n' '|' < "$T/exp-ddr.err")"
 tap_done
