@@ -7,8 +7,8 @@
 # the LOST DELTAS / READ-OUT OVERRUN warnings and a larger layout.
 
 . "$(dirname "$0")/tool_lib.sh"
-tool_need_modules 33 hwtel_sim_pcie ndk_pcie_tlm
-tap_plan 33
+tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm
+tap_plan 34
 
 # --- 1-3: -t 1 on the seed profile -------------------------------------
 pcie_up profile=seed || { tap_fail "load model (seed) and driver"; tap_done; }
@@ -248,7 +248,7 @@ for s in ("PCIe telemetry - 2 endpoint(s), 2 DMA port(s) per endpoint", "PCIe en
 "$HW" pcie -t 0.3 -j > "$T/l.json"
 tap_check "its JSON follows the schema" python3 "$CHECK_JSON" pcie "$T/l.json"
 
-# --- 27-33: two blocks (two NDK cards, or two PCIE_TELEMETRY blocks) ----
+# --- 27-34: two blocks (two NDK cards, or two PCIE_TELEMETRY blocks) ----
 # Without -d, as perf stat without a PMU filter and hwtel ddr: every
 # block, each named by its PMU, in every output; -d still selects one.
 P2=ndk_pcie_tlm_3fff00100000
@@ -305,5 +305,14 @@ for pmu, v in ((sys.argv[2], 1000), (sys.argv[3], 2000)):
 "$NFB" -t 0 > "$T/nfb2.txt" 2>&1
 tap_eq "nfb-pcie-telemetry -t 0 still reports only the first block, byte for byte" \
 	"$("$HW" pcie -t 0 -d "$PCIE_PMU")" "$(cat "$T/nfb2.txt")"
+"$HW" pcie -c > "$T/clear2.txt" && "$HW" pcie -t 0 -j > "$T/clear2.json"
+tool_py "-c without -d clears every block (one line, as the reference tool)" '
+import json, sys
+assert open(sys.argv[1]).read() == "Counters cleared.\n"
+docs = [json.loads(l) for l in open(sys.argv[2])]
+got = [(d["hwtel"]["pmu"], d["data"]["endpoints"][0]["buses"]["PTC -> PCIe (RQ)"]["words"],
+        d["data"]["endpoints"][0]["buses"]["PTC -> PCIe (RQ)"]["items"]) for d in docs]
+assert got == [(sys.argv[3], 0, 0), (sys.argv[4], 0, 0)], got
+' "$T/clear2.txt" "$T/clear2.json" "$PCIE_PMU" "$P2"
 
 tap_done
