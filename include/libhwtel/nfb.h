@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * libhwtel: PCIE_TELEMETRY_MI blocks of an NDK (nfb) card, found in the
  * card's flattened device tree and attached to the ndk_pcie_tlm driver by
