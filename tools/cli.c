@@ -1251,6 +1251,7 @@ static int cmd_pcie(const struct hwtel_opts *o)
 	uint64_t t0 = 0;
 	long n = 0;
 	unsigned int k;
+	bool waited = false;
 	int ret, status = HWTEL_EXIT_OK;
 
 	memset(&r, 0, sizeof(r));
@@ -1261,13 +1262,33 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		r.flags |= HWTEL_OPEN_NO_PERF;
 	else
 		r.flags |= HWTEL_OPEN_STATE_OPTIONAL;
-	ret = pcie_blk_open(&first, o->device, o->index, r.flags);
-	if (ret)
-		return fail(ret);
-	ret = pmu_set_add(&r.set, &first);
-	if (ret) {
-		pcie_blk_free(&first);
-		goto out;
+	/* the exporter started before any block (the card not attached yet) */
+	if (r.all && o->prom_file && o->watch && !o->clear) {
+		char **names = NULL;
+		int cnt = hwtel_pmu_list(HWTEL_PCIE_PMU_PREFIX, &names);
+
+		hwtel_pmu_list_free(names);
+		if (cnt == 0) {
+			ret = pmu_set_wait(&r.set, (uint64_t)((r.totals ? 1 : o->interval) * 1e9),
+					   HWTEL_PCIE_MODULE, &r);
+			if (ret == 1) {
+				ret = 0;	/* stopped before any block */
+				goto out;
+			}
+			if (ret)
+				goto out;
+			waited = true;
+		}
+	}
+	if (!waited) {
+		ret = pcie_blk_open(&first, o->device, o->index, r.flags);
+		if (ret)
+			return fail(ret);
+		ret = pmu_set_add(&r.set, &first);
+		if (ret) {
+			pcie_blk_free(&first);
+			goto out;
+		}
 	}
 	if (o->clear) {
 		if (r.all) {
@@ -1291,7 +1312,7 @@ static int cmd_pcie(const struct hwtel_opts *o)
 	 * agent, a user), and hold since the last explicit clear (-c).
 	 */
 	if (!r.totals) {
-		ret = pcie_blk_start(blk(&r, 0));
+		ret = waited ? 0 : pcie_blk_start(blk(&r, 0));	/* joined: started */
 		if (ret)
 			goto out;
 		t0 = blk(&r, 0)->first->timestamp_ns;

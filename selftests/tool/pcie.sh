@@ -7,8 +7,8 @@
 # the LOST DELTAS / READ-OUT OVERRUN warnings and a larger layout.
 
 . "$(dirname "$0")/tool_lib.sh"
-tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm
-tap_plan 34
+tool_need_modules 36 hwtel_sim_pcie ndk_pcie_tlm
+tap_plan 36
 
 # --- 1-3: -t 1 on the seed profile -------------------------------------
 pcie_up profile=seed || { tap_fail "load model (seed) and driver"; tap_done; }
@@ -314,5 +314,29 @@ got = [(d["hwtel"]["pmu"], d["data"]["endpoints"][0]["buses"]["PTC -> PCIe (RQ)"
         d["data"]["endpoints"][0]["buses"]["PTC -> PCIe (RQ)"]["items"]) for d in docs]
 assert got == [(sys.argv[3], 0, 0), (sys.argv[4], 0, 0)], got
 ' "$T/clear2.txt" "$T/clear2.json" "$PCIE_PMU" "$P2"
+
+# --- 35-36: the exporter started before any block ------------------------
+# At boot the exporter may start before the driver is loaded or the card
+# attached: it waits for the first block instead of exiting 3.
+pcie_down
+"$HW" pcie -w -t 0.3 -q --prometheus "$T/late.prom" 2> "$T/late.err" &
+pid=$!
+wait_for "$T/late.err" "no ndk_pcie_tlm_\* PMU yet: waiting for one" 1 30
+r=$?
+# the sleep of the wait (ppoll: 271 on x86-64, 73 on arm64)
+tool_wait_syscall $pid 271 73
+tap_eq "no PCIe PMU: the exporter waits (one line says so), alive, no file yet" "0 0 0" \
+	"$r $(kill -0 $pid; echo $?) $([ -e "$T/late.prom" ] && echo 1 || echo 0)"
+pcie_up profile=idle
+wait_for "$T/late.prom" "device=\"$PCIE_PMU\"" 1 30
+r=$?
+echo "words,ep=0,bus=0 1000" > "$PCIE_DBG/inject"
+wait_for "$T/late.prom" "^hwtel_pcie_bus_cycles_total{device=\"$PCIE_PMU\",endpoint=\"0\",bus=\"RQ\",event=\"words\"} 1000$" 1 30
+r2=$?
+kill -TERM $pid
+wait $pid
+rc=$?
+tap_eq "driver loaded then: the block's series appear, its counts since it joined; exit 0 on SIGTERM, file removed" \
+	"0 0 0 1 0" "$r $r2 $rc $(grep -c "$PCIE_PMU: new PCIe telemetry device, exported from now on" "$T/late.err") $([ -e "$T/late.prom" ] && echo 1 || echo 0)"
 
 tap_done
