@@ -157,37 +157,50 @@ static const char *gap_sum(char *buf, size_t size, const struct rec_capture *c,
 	return buf;
 }
 
-/* the count of the gaps of @kind just before sample @s */
-static uint64_t gaps_at(const struct rec_capture *c, unsigned int s, enum rec_gap_kind kind)
+/*
+ * Gaps and events are in the order of the samples they go with (their
+ * .sample never decreases; the reader appends them so) and the views visit
+ * samples in ascending order: a cursor per array finds a row's gaps and
+ * events without a scan of the whole array per row.
+ */
+
+/* Move @cur to the first gap of sample @s or after; returns it */
+static unsigned int gap_cursor(const struct rec_capture *c, unsigned int *cur, unsigned int s)
+{
+	while (*cur < c->ngaps && c->gaps[*cur].sample < s)
+		(*cur)++;
+	return *cur;
+}
+
+/* Move @cur to the first event record of sample @s or after; returns it */
+static unsigned int event_cursor(const struct rec_capture *c, unsigned int *cur, unsigned int s)
+{
+	while (*cur < c->nevents && c->events[*cur].sample < s)
+		(*cur)++;
+	return *cur;
+}
+
+/* the count of the gaps of @kind just before sample @s; @cur as gap_cursor() */
+static uint64_t gaps_at(const struct rec_capture *c, unsigned int *cur, unsigned int s,
+			enum rec_gap_kind kind)
 {
 	uint64_t n = 0;
 	unsigned int i;
 
-	for (i = 0; i < c->ngaps; i++)
-		if (c->gaps[i].sample == s && c->gaps[i].kind == kind)
+	for (i = gap_cursor(c, cur, s); i < c->ngaps && c->gaps[i].sample == s; i++)
+		if (c->gaps[i].kind == kind)
 			n += c->gaps[i].count;
 	return n;
 }
 
-/* Is track @t an event's (does an event record name it)? */
-static bool event_track(const struct rec_capture *c, unsigned int t)
+/* The event record of track @t before sample @s, or NULL; @cur as event_cursor() */
+static const struct rec_event *event_at(const struct rec_capture *c, unsigned int *cur,
+					unsigned int s, unsigned int t)
 {
 	unsigned int i;
 
-	for (i = 0; i < c->nevents; i++)
+	for (i = event_cursor(c, cur, s); i < c->nevents && c->events[i].sample == s; i++)
 		if (c->events[i].track == t)
-			return true;
-	return false;
-}
-
-/* The event record of track @t before sample @s, or NULL */
-static const struct rec_event *event_at(const struct rec_capture *c, unsigned int s,
-					unsigned int t)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->nevents; i++)
-		if (c->events[i].sample == s && c->events[i].track == t)
 			return &c->events[i];
 	return NULL;
 }
@@ -205,7 +218,7 @@ static bool period_varies(const struct rec_capture *c)
 
 static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
 {
-	unsigned int s, i, k, n = ntr(c, o);
+	unsigned int s, i, k, n = ntr(c, o), gc = 0, ec = 0;
 	int ut = untrusted_track(c);
 	bool marked = false, pv = period_varies(c);
 
@@ -264,19 +277,19 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 			if (o->context && ti >= 0 && !trig_in_file(sh) &&
 			    i + o->context < sh->nsamples)
 				continue;
-			for (g = 0; g < c->ngaps; g++)
-				if (c->gaps[g].sample == sh->first + i)
-					fprintf(f, "%-3s %8s %+12.3f %s\n", "~~~", "gap",
-						((double)c->gaps[g].mono_ns - (double)t0) / 1e6,
-						gap_text(v, sizeof(v), c, &c->gaps[g]));
-			for (g = 0; g < c->nevents; g++)
-				if (c->events[g].sample == sh->first + i)
-					fprintf(f, "%-3s %8s %+12.3f %s: %llu occurrence%s\n", "***",
-						"event",
-						((double)c->events[g].mono_ns - (double)t0) / 1e6,
-						c->h.track[c->events[g].track],
-						(unsigned long long)c->events[g].count,
-						c->events[g].count == 1 ? "" : "s");
+			for (g = gap_cursor(c, &gc, sh->first + i);
+			     g < c->ngaps && c->gaps[g].sample == sh->first + i; g++)
+				fprintf(f, "%-3s %8s %+12.3f %s\n", "~~~", "gap",
+					((double)c->gaps[g].mono_ns - (double)t0) / 1e6,
+					gap_text(v, sizeof(v), c, &c->gaps[g]));
+			for (g = event_cursor(c, &ec, sh->first + i);
+			     g < c->nevents && c->events[g].sample == sh->first + i; g++)
+				fprintf(f, "%-3s %8s %+12.3f %s: %llu occurrence%s\n", "***",
+					"event",
+					((double)c->events[g].mono_ns - (double)t0) / 1e6,
+					c->h.track[c->events[g].track],
+					(unsigned long long)c->events[g].count,
+					c->events[g].count == 1 ? "" : "s");
 			fprintf(f, "%-3s %+8ld %+12.3f",
 				sample_untrusted(sm, ut) ? (rel == 0 && ti >= 0 ? "!>>" : "!") :
 				rel == 0 && ti >= 0 ? ">>" : "", rel,
@@ -295,8 +308,15 @@ static int view_text(FILE *f, const struct rec_capture *c, const struct rec_view
 
 static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_opts *o)
 {
-	unsigned int s, i, k, n = ntr(c, o);
+	unsigned int s, i, k, n = ntr(c, o), gc = 0, ec = 0;
+	/* the tracks that have events: an empty column where a row has none */
+	bool *evtr = calloc(c->h.ntracks ? c->h.ntracks : 1, sizeof(*evtr));
 
+	if (!evtr)
+		return -ENOMEM;
+	for (i = 0; i < c->nevents; i++)
+		if (c->events[i].track < c->h.ntracks)
+			evtr[c->events[i].track] = true;
 	fputs("shot,sample,from_trigger,mono_ns,real_ns,period_ns", f);
 	for (k = 0; k < n; k++)
 		fprintf(f, ",%s", c->h.track[tr(o, k)]);
@@ -306,7 +326,7 @@ static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_
 		fputs(",gap_lost,gap_throttled", f);
 	/* the first occurrence's time per event track that has events */
 	for (k = 0; k < c->h.ntracks; k++)
-		if (event_track(c, k))
+		if (evtr[k])
 			fprintf(f, ",%s.first_ns", c->h.track[k]);
 	fputc('\n', f);
 	for (s = 0; s < c->nshots; s++) {
@@ -336,22 +356,25 @@ static int view_csv(FILE *f, const struct rec_capture *c, const struct rec_view_
 			}
 			fprintf(f, ",%llu,%llu", (unsigned long long)sm->missed,
 				(unsigned long long)sm->stale);
-			if (c->lost_occurrences || c->throttles)
-				fprintf(f, ",%llu,%llu",
-					(unsigned long long)gaps_at(c, sh->first + i, REC_GAP_LOST),
-					(unsigned long long)gaps_at(c, sh->first + i,
-								    REC_GAP_THROTTLED));
+			if (c->lost_occurrences || c->throttles) {
+				uint64_t lo = gaps_at(c, &gc, sh->first + i, REC_GAP_LOST);
+				uint64_t th = gaps_at(c, &gc, sh->first + i, REC_GAP_THROTTLED);
+
+				fprintf(f, ",%llu,%llu", (unsigned long long)lo,
+					(unsigned long long)th);
+			}
 			for (k = 0; k < c->h.ntracks; k++) {
-				const struct rec_event *ev = event_at(c, sh->first + i, k);
+				const struct rec_event *ev = event_at(c, &ec, sh->first + i, k);
 
 				if (ev)
 					fprintf(f, ",%llu", (unsigned long long)ev->mono_ns);
-				else if (event_track(c, k))
+				else if (evtr[k])
 					fputc(',', f);
 			}
 			fputc('\n', f);
 		}
 	}
+	free(evtr);
 	return ferror(f) ? -EIO : 0;
 }
 
