@@ -14,6 +14,7 @@
  * group on every kernel and let a trigger change the period or switch event
  * sets between samples.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -757,11 +758,31 @@ static int read_source(struct source *s)
 
 static int rec_fail(int err);
 
+/* A CPU number at *@p: digits only (no sign, no space); advances *@p */
+static bool cpu_number(const char **p, long *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)**p))
+		return false;
+	errno = 0;
+	*v = strtol(*p, &end, 10);
+	if (errno)
+		return false;
+	*p = end;
+	return true;
+}
+
+/*
+ * A CPU list as sysfs writes it ("0-3,5,8-11", a newline at the end or
+ * not): numbers and ranges in ascending order that do not overlap, so that
+ * each CPU comes once (an --event is opened once on each).
+ */
 int hwtel_rec_parse_cpus(const char *list, int **cpu, unsigned int *n)
 {
 	const char *p = list;
-	char *end;
 	unsigned int cap = 0;
+	long next = 0;		/* the lowest CPU the list may name next */
 	int *v = NULL;
 
 	*cpu = NULL;
@@ -769,21 +790,18 @@ int hwtel_rec_parse_cpus(const char *list, int **cpu, unsigned int *n)
 	while (*p && *p != '\n') {
 		long a, b;
 
-		errno = 0;
-		a = strtol(p, &end, 10);
-		b = a;
-		if (end == p || *p == '-' || errno)
+		if (!cpu_number(&p, &a))
 			goto bad;
-		p = end;
+		b = a;
 		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || p[1] == '-' || errno)
+			p++;
+			if (!cpu_number(&p, &b))
 				goto bad;
-			p = end;
 		}
 		/* CPU numbers are ints; the kernel's NR_CPUS is at most 2^13 */
-		if (b < a || b > (1L << 22))
+		if (a < next || b < a || b > (1L << 22))
 			goto bad;
+		next = b + 1;
 		for (; a <= b; a++) {
 			if (*n == cap) {
 				int *w;
@@ -799,11 +817,14 @@ int hwtel_rec_parse_cpus(const char *list, int **cpu, unsigned int *n)
 			}
 			v[(*n)++] = (int)a;
 		}
-		if (*p == ',')
+		/* a comma is followed by another number */
+		if (*p == ',' && isdigit((unsigned char)p[1]))
 			p++;
 		else if (*p && *p != '\n')
 			goto bad;
 	}
+	if (*p == '\n' && p[1])
+		goto bad;
 	*cpu = v;
 	return 0;
 bad:

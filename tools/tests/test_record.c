@@ -3590,4 +3590,30 @@ TEST(rec_event_cpu_list)
 	CHECK_EQ(hwtel_rec_parse_cpus("0-3x\n", &cpu, &n), -EINVAL);
 	CHECK_EQ(hwtel_rec_parse_cpus("-1\n", &cpu, &n), -EINVAL);
 	CHECK(cpu == NULL && n == 0);
+	/* ascending ranges that do not overlap; no newline needed */
+	CHECK_EQ(hwtel_rec_parse_cpus("0-1,3,5-7", &cpu, &n), 0);
+	CHECK_EQ(n, 6);
+	if (n == 6)
+		CHECK(cpu[0] == 0 && cpu[1] == 1 && cpu[2] == 3 && cpu[3] == 5 && cpu[5] == 7);
+	free(cpu);
+	/* a digit before each number, each CPU once, nothing after the list */
+	{
+		static const char *const BAD[] = {
+			" -1\n", " 1\n", "+3\n", "0-+3\n", "0- 3\n", "0, 2\n", "0,0\n",
+			"0-3,2\n", "2,1\n", "0-3,3-4\n", "0-3,\n", "0-3,", ",0\n", "0,,1\n",
+			"0\n1\n", "0 \n",
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
+			int ret = hwtel_rec_parse_cpus(BAD[i], &cpu, &n);
+
+			if (ret != -EINVAL || cpu || n) {
+				printf("#   BAD[%u]: returned %d with %u CPUs, expected -EINVAL\n",
+				       i, ret, n);
+				unit_failed++;
+			}
+			free(cpu);
+		}
+	}
 }
