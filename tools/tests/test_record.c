@@ -3528,6 +3528,205 @@ out:
 }
 
 /*
+ * A capture of tracks x and died, shot 0 of samples 0..2: before sample
+ * 1 a gap of 2 lost occurrences of died; before sample 2 one of 5 lost
+ * and a throttle. Written by the writer (its event_gap sink).
+ */
+static unsigned char *evgap_capture(size_t *len)
+{
+	const char *path = unit_tmp("rec-evgap-cut.cap");
+	char tracks[2][REC_NAME_MAX] = { "x", "died" };
+	struct rec_header h = { .period_ns = 1000000, .capacity = 3, .shots = 1,
+				.clock = "ns", .command = "unit", .ntracks = 2, .track = tracks };
+	struct rec_writer *w;
+	struct rec_sink s = { 0 };
+	unsigned char *buf;
+	unsigned int i;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	CHECK_EQ(rec_writer_open(fd, &h, &w), 0);
+	rec_writer_set_clock(w, 0);
+	rec_writer_sink(w, &s);
+	CHECK_EQ(s.shot_begin(s.ctx, 0, REC_CAUSE_SIGNAL, 0, gap_t(0)), 0);
+	for (i = 0; i < 3; i++) {
+		double v[2] = { i, 1 };
+
+		if (i == 1)
+			CHECK_EQ(s.event_gap(s.ctx, gap_t(1) - 500000, REC_GAP_LOST, 1, 2), 0);
+		if (i == 2) {
+			CHECK_EQ(s.event_gap(s.ctx, gap_t(2) - 600000, REC_GAP_LOST, 1, 5), 0);
+			CHECK_EQ(s.event_gap(s.ctx, gap_t(2) - 500000, REC_GAP_THROTTLED, 1, 1), 0);
+		}
+		CHECK_EQ(s.sample(s.ctx, gap_t(i), v), 0);
+	}
+	CHECK_EQ(s.shot_end(s.ctx, 0, 3), 0);
+	CHECK_EQ(rec_writer_close(w, true), 0);
+	buf = (unsigned char *)unit_slurp(path, len);
+	unlink(path);
+	return buf;
+}
+
+/* @b with bytes [@from, @to) replaced by @n bytes at @p */
+static unsigned char *t_splice(const unsigned char *b, size_t len, size_t from, size_t to,
+			       const unsigned char *p, size_t n, size_t *out_len)
+{
+	unsigned char *o = malloc(len - (to - from) + n);
+
+	if (!o)
+		return NULL;
+	memcpy(o, b, from);
+	memcpy(o + from, p, n);
+	memcpy(o + from + n, b + to, len - to);
+	*out_len = len - (to - from) + n;
+	return o;
+}
+
+/* a 'G' payload: u64 mono_ns, u8 kind, uvarint count[, uvarint track] */
+static size_t t_gap(unsigned char *out, unsigned char kind, uint64_t count, int track)
+{
+	unsigned char pl[32];
+	uint64_t t = gap_t(2) - 600000;
+	size_t n;
+
+	for (n = 0; n < 8; n++)
+		pl[n] = (unsigned char)(t >> (8 * n));
+	pl[n++] = kind;
+	n += rec_put_uvarint(pl + n, count);
+	if (track >= 0)
+		n += rec_put_uvarint(pl + n, (uint64_t)track);
+	return t_record(out, 'G', pl, n);
+}
+
+/*
+ * The reader's cut handling of an event's gaps ('G' kinds 3 and 4, with
+ * the track): gaps after the last sample record are dropped with their
+ * totals; kind 3 or 4 without its track, or with a track the file does
+ * not have, ends the read there; unknown kinds (0, 5) are skipped.
+ */
+TEST(rec_read_event_gaps_cut)
+{
+	size_t len = 0, off[32], d = 0, n2, cut;
+	unsigned char *b = evgap_capture(&len), *b2, g[64];
+	unsigned int n, i;
+	struct rec_capture c;
+	char err[200] = "", want[200];
+
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	n = t_records(b, len, off, 31);
+	CHECK_EQ(off[n], len);
+	for (i = 0; i < n; i++)
+		if (b[off[i]] == 'D')
+			d = i;	/* sample 2's record */
+	CHECK(d >= 2 && b[off[d - 1]] == 'G' && b[off[d - 2]] == 'G');
+	if (d < 2 || b[off[d - 1]] != 'G' || b[off[d - 2]] != 'G') {
+		free(b);
+		return;
+	}
+	/* whole */
+	CHECK_EQ(rec_read_mem(b, len, &c, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
+	CHECK(c.complete);
+	CHECK_EQ(c.nsamples, 3);
+	CHECK_EQ(c.ngaps, 3);
+	CHECK_U64(c.lost_occurrences, 7);
+	CHECK_U64(c.throttles, 1);
+	CHECK_EQ(c.nskipped, 0);
+	rec_capture_free(&c);
+
+	/* cut after the gap records of sample 2, before its sample record */
+	err[0] = '\0';	/* a read leaves it as it was when all is well */
+	CHECK_EQ(rec_read_mem(b, off[d], &c, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
+	CHECK(!c.complete);
+	CHECK_EQ(c.nsamples, 2);
+	CHECK_EQ(c.ngaps, 1);
+	CHECK_U64(c.lost_occurrences, 2);
+	CHECK_U64(c.throttles, 0);
+	CHECK_U64(c.good_bytes, off[d]);
+	rec_capture_free(&c);
+
+	/* cut inside the throttle's record: the lost gap before it dropped too */
+	cut = off[d - 1] + 5;
+	CHECK_EQ(rec_read_mem(b, cut, &c, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "cut short inside the record at byte %zu (5 of its %zu bytes)",
+		 off[d - 1], off[d] - off[d - 1]);
+	CHECK_STR(err, want);
+	CHECK(!c.complete);
+	CHECK_EQ(c.nsamples, 2);
+	CHECK_EQ(c.ngaps, 1);
+	CHECK_U64(c.lost_occurrences, 2);
+	CHECK_U64(c.throttles, 0);
+	CHECK_U64(c.good_bytes, off[d - 1]);
+	rec_capture_free(&c);
+
+	/* kind 3, then kind 4, without the track: too short for its type */
+	for (i = REC_GAP_LOST; i <= REC_GAP_THROTTLED; i++) {
+		b2 = t_splice(b, len, off[d - 2], off[d], g, t_gap(g, (unsigned char)i, 5, -1), &n2);
+		CHECK(b2 != NULL);
+		if (!b2)
+			break;
+		err[0] = '\0';
+		CHECK_EQ(rec_read_mem(b2, n2, &c, err, sizeof(err)), 0);
+		snprintf(want, sizeof(want),
+			 "corrupt capture: the record at byte %zu is too short for its type",
+			 off[d - 2]);
+		CHECK_STR(err, want);
+		CHECK(!c.complete);
+		CHECK_EQ(c.nsamples, 2);
+		CHECK_EQ(c.ngaps, 1);
+		CHECK_U64(c.lost_occurrences, 2);
+		CHECK_U64(c.throttles, 0);
+		CHECK_U64(c.good_bytes, off[d - 2]);
+		rec_capture_free(&c);
+		free(b2);
+	}
+
+	/* kind 3, then kind 4, naming track 2 of a file of 2 */
+	for (i = REC_GAP_LOST; i <= REC_GAP_THROTTLED; i++) {
+		b2 = t_splice(b, len, off[d - 2], off[d], g, t_gap(g, (unsigned char)i, 5, 2), &n2);
+		CHECK(b2 != NULL);
+		if (!b2)
+			break;
+		err[0] = '\0';
+		CHECK_EQ(rec_read_mem(b2, n2, &c, err, sizeof(err)), 0);
+		CHECK_STR(err, "corrupt capture: a gap record names no track");
+		CHECK(!c.complete);
+		CHECK_EQ(c.nsamples, 2);
+		CHECK_EQ(c.ngaps, 1);
+		CHECK_U64(c.lost_occurrences, 2);
+		CHECK_U64(c.throttles, 0);
+		CHECK_U64(c.good_bytes, off[d - 2]);
+		rec_capture_free(&c);
+		free(b2);
+	}
+
+	/* kinds 0 and 5 (not this reader's): skipped, sample 2 read */
+	{
+		size_t k = t_gap(g, 0, 5, -1);
+
+		k += t_gap(g + k, 5, 6, 1);
+		b2 = t_splice(b, len, off[d - 2], off[d], g, k, &n2);
+	}
+	CHECK(b2 != NULL);
+	if (b2) {
+		err[0] = '\0';
+		CHECK_EQ(rec_read_mem(b2, n2, &c, err, sizeof(err)), 0);
+		CHECK_STR(err, "");
+		CHECK(c.complete);
+		CHECK_EQ(c.nskipped, 2);
+		CHECK_EQ(c.nsamples, 3);
+		CHECK_EQ(c.ngaps, 1);
+		CHECK_U64(c.lost_occurrences, 2);
+		CHECK_U64(c.throttles, 0);
+		rec_capture_free(&c);
+		free(b2);
+	}
+	free(b);
+}
+
+/*
  * -o naming a FIFO or /dev/null with a pre-trigger ring (the default
  * position): refused with status 2 before any source is opened, the
  * target left as it was. --position begin keeps no ring in the file, so
