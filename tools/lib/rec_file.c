@@ -691,8 +691,10 @@ static int add_event(struct reader *r, uint64_t t, unsigned int track, uint64_t 
  * the last sample record (the file ends between them and their sample: a
  * writer killed or a file cut there) go with the sample the records lack:
  * dropped, as the ring drops a sample's gaps with it. If that sample is
- * recovered from the file ring, its slot brings them, so none is read
- * twice, nor given to the next sample read.
+ * recovered from the file ring, its slot brings its late and stale gaps
+ * and its events, so none is read twice, nor given to the next sample
+ * read. A slot has no lost or throttled gaps (an event's): those of a
+ * sample the records lack are not read, recovered or not.
  */
 static void drop_unfollowed(struct reader *r)
 {
