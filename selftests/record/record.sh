@@ -12,8 +12,9 @@
 # (check_record.py): each python3 start costs seconds under TCG.
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
-tool_need_modules 34 hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
-tap_plan 65
+PLAN=65	# the skip path plans as many as the run
+tool_need_modules $PLAN hwtel_sim_pcie ndk_pcie_tlm hwtel_sim_ddr marvell_cn10k_ddr_pmu
+tap_plan $PLAN
 
 TRIG='pcie.ep0.rq0.mfb_stall_pct > 1'
 N=40
@@ -76,6 +77,20 @@ wait_nonempty()
 
 	for ((i = 0; i < 200; i++)); do
 		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_stopped PID: until PID's state is T (a SIGSTOP took effect), at most 20 s
+wait_stopped()
+{
+	local i st
+
+	for ((i = 0; i < 400; i++)); do
+		st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+		st=${st##*) }	# after "PID (comm) ": comm may hold spaces
+		[ "${st%% *}" = T ] && return 0
 		sleep 0.05
 	done
 	return 1
@@ -176,6 +191,7 @@ pid=$!
 wait_nonempty "$T/stop.rec"
 wait_samples 20
 kill -STOP $pid
+wait_stopped $pid
 sleep 0.05
 kill -CONT $pid
 wait_samples 20
@@ -233,6 +249,7 @@ wait_ring "$T/kill.rec" 39
 # one the kill leaves (a read that the kill follows by more than the
 # ring's 78 ms, a loaded TCG host's process start, shared no sample)
 kill -STOP $pid
+wait_stopped $pid
 "$HW" report --csv "$T/kill.rec" > "$T/kill.live.csv" 2>/dev/null
 kill -9 $pid
 wait $pid
@@ -365,12 +382,17 @@ pid=$!
 wait_nonempty "$T/lost.rec"
 wait_ring "$T/lost.rec" 1
 kill -STOP $pid
+# the K occurrences come while it is stopped: none read before its ring is full
+wait_stopped $pid
 # shellcheck disable=SC2016 # the inner shell's $$
 taskset -c 0 "$T/hwtelsig" -c 'trap "" USR2; for ((i = 0; i < '$K'; i++)); do kill -USR2 $$; done'
 kill -CONT $pid
 wait_counter "$T/lost.rec" $FIT
 # shellcheck disable=SC2016
 taskset -c 0 "$T/hwtelsig" -c 'trap "" USR2; kill -USR2 $$'
+# the trigger only once a sample holds that occurrence and its LOST record:
+# with --position end, events after the trigger sample are never written
+wait_counter "$T/lost.rec" $((K + 1))
 kill -USR1 $pid
 wait $pid
 rc "--event ring with no room: record exits 0" 0 $? "$T/lost.err"
