@@ -241,9 +241,10 @@ int rec_engine_push(struct rec_engine *e, uint64_t t_ns, const double *vals,
  * Report a gap before the next rec_engine_push(): @count periods missed
  * from @t_ns (REC_GAP_LATE) or @count stale reads at @t_ns (REC_GAP_STALE).
  * The gap travels with that sample: written before it if it is kept,
- * dropped with it if the ring drops it.
+ * dropped with it if the ring drops it. -EINVAL for any other kind (an
+ * event's gaps: rec_engine_event_gap).
  */
-void rec_engine_gap(struct rec_engine *e, uint64_t t_ns, enum rec_gap_kind kind, uint64_t count);
+int rec_engine_gap(struct rec_engine *e, uint64_t t_ns, enum rec_gap_kind kind, uint64_t count);
 /* Stop: an armed ring is written as an untriggered shot, a shot in its post
  * phase ends short.
  */

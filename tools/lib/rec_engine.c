@@ -584,16 +584,20 @@ static int end_shot(struct rec_engine *e, const struct rec_sink *sink)
 	return 0;
 }
 
-void rec_engine_gap(struct rec_engine *e, uint64_t t_ns, enum rec_gap_kind kind, uint64_t count)
+int rec_engine_gap(struct rec_engine *e, uint64_t t_ns, enum rec_gap_kind kind, uint64_t count)
 {
 	uint64_t *t = kind == REC_GAP_LATE ? &e->gap.late_t : &e->gap.stale_t;
 	uint64_t *n = kind == REC_GAP_LATE ? &e->gap.late : &e->gap.stale;
 
+	/* an event's gaps go through rec_engine_event_gap (with the track) */
+	if (kind != REC_GAP_LATE && kind != REC_GAP_STALE)
+		return -EINVAL;
 	if (!count)
-		return;
+		return 0;
 	if (!*n)
 		*t = t_ns;
 	*n += count;
+	return 0;
 }
 
 /* one sample to the sink, after the period it was taken at if that changed

@@ -1863,6 +1863,71 @@ static uint64_t gap_t(unsigned int slot)
 	return 1000000000ull + slot * 1000000ull;
 }
 
+struct gapmem {
+	unsigned int n;
+	enum rec_gap_kind kind[8];
+	uint64_t t[8], count[8];
+};
+
+static int gm_gap(void *ctx, uint64_t t_ns, enum rec_gap_kind kind, uint64_t count)
+{
+	struct gapmem *g = ctx;
+
+	if (g->n < 8) {
+		g->kind[g->n] = kind;
+		g->t[g->n] = t_ns;
+		g->count[g->n] = count;
+	}
+	g->n++;
+	return 0;
+}
+
+static int gm_begin(void *ctx, unsigned int shot, enum rec_cause cause, unsigned int pre,
+		    uint64_t trig_t_ns)
+{
+	(void)ctx, (void)shot, (void)cause, (void)pre, (void)trig_t_ns;
+	return 0;
+}
+
+static int gm_sample(void *ctx, uint64_t t_ns, const double *vals)
+{
+	(void)ctx, (void)t_ns, (void)vals;
+	return 0;
+}
+
+/*
+ * rec_engine_gap takes a sample's own gaps, late and stale: an event's
+ * (lost, throttled: rec_engine_event_gap, with the track) and kinds it
+ * does not know are refused (-EINVAL) and count as nothing.
+ */
+TEST(rec_engine_gap_kinds)
+{
+	struct rec_engine *e = engine(2, 0, 1);
+	struct rec_sink s = { .shot_begin = gm_begin, .sample = gm_sample, .gap = gm_gap };
+	struct gapmem g = { 0 };
+	double x = 0;
+
+	s.ctx = &g;
+	CHECK_EQ(rec_engine_gap(e, 100, REC_GAP_LOST, 4), -EINVAL);
+	CHECK_EQ(rec_engine_gap(e, 200, REC_GAP_THROTTLED, 2), -EINVAL);
+	CHECK_EQ(rec_engine_gap(e, 300, (enum rec_gap_kind)0, 8), -EINVAL);
+	CHECK_EQ(rec_engine_gap(e, 400, (enum rec_gap_kind)5, 16), -EINVAL);
+	CHECK_EQ(rec_engine_gap(e, 500, REC_GAP_LATE, 1), 0);
+	CHECK_EQ(rec_engine_gap(e, 600, REC_GAP_STALE, 32), 0);
+	CHECK_EQ(rec_engine_gap(e, 700, REC_GAP_STALE, 0), 0);	/* none: nothing */
+	/* the trigger sample: its gaps are the late and the stale one */
+	CHECK(rec_engine_push(e, 1000000, &x, REC_CAUSE_SIGNAL, NULL, 0, NULL, &s) >= 0);
+	CHECK_EQ(g.n, 2);
+	if (g.n == 2) {
+		CHECK_EQ(g.kind[0], REC_GAP_LATE);
+		CHECK_U64(g.t[0], 500);
+		CHECK_U64(g.count[0], 1);
+		CHECK_EQ(g.kind[1], REC_GAP_STALE);
+		CHECK_U64(g.t[1], 600);
+		CHECK_U64(g.count[1], 32);
+	}
+	rec_engine_free(e);
+}
 TEST(rec_gaps_are_data)
 {
 	const char *path = unit_tmp("rec-gaps.cap");
