@@ -3795,13 +3795,14 @@ TEST(rec_read_event_gaps_cut)
  * -o naming a FIFO or /dev/null with a pre-trigger ring (the default
  * position): refused with status 2 before any source is opened, the
  * target left as it was. --position begin keeps no ring in the file, so
- * the check lets it by (the host then has no PMU: a later error).
+ * the check lets it by (a later error: the source named does not exist).
  */
 TEST(rec_output_not_regular)
 {
 	const char *fifo = unit_tmp("rec-fifo");
 	struct stat st;
 	char err[4096];
+	int rfd;
 
 	remove(fifo);
 	CHECK_EQ(mkfifo(fifo, 0600), 0);
@@ -3819,10 +3820,22 @@ TEST(rec_output_not_regular)
 			  err, sizeof(err)), 2);
 	CHECK_STR(err, "hwtel record: error: cannot write the capture file /dev/null: it is a character device, and the pre-trigger ring lives in the capture file, mapped shared, which needs a regular file: name a regular file (and copy it where it should go afterwards), or use --position begin (no pre-trigger ring)\n");
 	CHECK(!stat("/dev/null", &st) && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3));
-	run_main(hwtel_record_main, RARGS("record", "-o", fifo, "--position", "begin", "-N", "10",
-					  "-t", "1"), err, sizeof(err));
-	CHECK(strstr(err, "regular file") == NULL);
+	/*
+	 * A source that cannot exist (no PMU has that name), so that the run
+	 * ends at the source on any host, and a reader of the FIFO
+	 * (O_NONBLOCK: it opens at once), so that nothing could block on the
+	 * FIFO if it got that far: neither an open for writing nor the few
+	 * bytes of a capture of 10 samples.
+	 */
+	rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	CHECK(rfd >= 0);
+	CHECK_EQ(run_main(hwtel_record_main,
+			  RARGS("record", "-o", fifo, "--position", "begin", "-N", "10", "-t", "1",
+				"-s", "pcie=hwtel-unit-no-such-pmu"), err, sizeof(err)), 3);
+	CHECK_STR(err, "hwtel record: error: no PMU hwtel-unit-no-such-pmu (is module ndk_pcie_tlm loaded? try 'modprobe ndk_pcie_tlm'; 'hwtel list' shows what is present)\n");
 	CHECK(!stat(fifo, &st) && S_ISFIFO(st.st_mode));
+	if (rfd >= 0)
+		close(rfd);
 	remove(fifo);
 }
 
