@@ -833,17 +833,32 @@ bad:
 	return -EINVAL;
 }
 
-/* the online CPUs, every one of them (no cap) */
-static int online_cpus(int **cpu, unsigned int *n)
+/*
+ * The online CPUs, every one of them (no cap), for --event @def: 0, or the
+ * exit status after a message that says why not
+ */
+static int online_cpus(const char *def, int **cpu, unsigned int *n)
 {
+	static const char path[] = "/sys/devices/system/cpu/online";
 	char buf[65536];
-	int ret = hwtel_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	int ret = hwtel_read_file(path, buf, sizeof(buf));
 
 	*cpu = NULL;
 	*n = 0;
-	if (ret < 0)
-		return ret;
-	return hwtel_rec_parse_cpus(buf, cpu, n);
+	if (ret >= 0)
+		ret = hwtel_rec_parse_cpus(buf, cpu, n);
+	if (ret == -ENOMEM)
+		return rec_fail(ret);
+	if (ret || !*n) {
+		fprintf(stderr, "hwtel record: error: --event '%s': cannot read the online CPUs from %s: %s\n",
+			def, path, ret == -EINVAL ? "not a CPU list" : ret ? strerror(-ret) :
+			"it lists none");
+		free(*cpu);
+		*cpu = NULL;
+		*n = 0;
+		return HWTEL_EXIT_FAIL;
+	}
+	return 0;
 }
 
 static long ev_open(struct perf_event_attr *attr, int cpu)
@@ -956,13 +971,9 @@ static int open_event(struct evsrc *es, const char *def)
 		*colon = ':';
 		attr.type = PERF_TYPE_TRACEPOINT;
 		attr.config = strtoull(idbuf, NULL, 10);
-		ret = online_cpus(&es->cpu, &ncpu);
-		if (ret == -ENOMEM)
-			return rec_fail(ret);
-		if (ret || !ncpu) {
-			fprintf(stderr, "hwtel record: error: cannot read the online CPUs\n");
-			return HWTEL_EXIT_FAIL;
-		}
+		ret = online_cpus(def, &es->cpu, &ncpu);
+		if (ret)
+			return ret;
 	} else {
 		struct hwtel_pmu *pmu = NULL;
 		char *slash = strchr(spec, '/');
@@ -994,13 +1005,9 @@ static int open_event(struct evsrc *es, const char *def)
 			es->cpu[0] = one;
 			ncpu = 1;
 		} else {
-			ret = online_cpus(&es->cpu, &ncpu);
-			if (ret == -ENOMEM)
-				return rec_fail(ret);
-			if (ret || !ncpu) {
-				fprintf(stderr, "hwtel record: error: cannot read the online CPUs\n");
-				return HWTEL_EXIT_FAIL;
-			}
+			ret = online_cpus(def, &es->cpu, &ncpu);
+			if (ret)
+				return ret;
 		}
 	}
 	cpus = es->cpu;
