@@ -411,30 +411,30 @@ static int w_period(void *ctx, uint64_t period)
 	return w_rec(w, REC_R_PERIOD, b, sizeof(b), NULL, 0);
 }
 
-static int w_gap(void *ctx, uint64_t t, enum rec_gap_kind kind, uint64_t count)
+/* a 'G' record: the track (an event's gaps) follows when @has_track */
+static int put_gap(struct rec_writer *w, uint64_t t, enum rec_gap_kind kind, uint64_t count,
+		   bool has_track, unsigned int track)
 {
-	struct rec_writer *w = ctx;
-	unsigned char b[24];
+	unsigned char b[32];	/* 8 + 1 + two uvarints of at most 10 */
 	size_t n = 0;
 
 	n += put_u64(b + n, t);
 	b[n++] = (unsigned char)kind;
 	n += rec_put_uvarint(b + n, count);
+	if (has_track)
+		n += rec_put_uvarint(b + n, track);
 	return w_rec(w, REC_R_GAP, b, n, NULL, 0);
+}
+
+static int w_gap(void *ctx, uint64_t t, enum rec_gap_kind kind, uint64_t count)
+{
+	return put_gap(ctx, t, kind, count, false, 0);
 }
 
 static int w_event_gap(void *ctx, uint64_t t, enum rec_gap_kind kind, unsigned int track,
 		       uint64_t count)
 {
-	struct rec_writer *w = ctx;
-	unsigned char b[32];
-	size_t n = 0;
-
-	n += put_u64(b + n, t);
-	b[n++] = (unsigned char)kind;
-	n += rec_put_uvarint(b + n, count);
-	n += rec_put_uvarint(b + n, track);
-	return w_rec(w, REC_R_GAP, b, n, NULL, 0);
+	return put_gap(ctx, t, kind, count, true, track);
 }
 
 static int w_event(void *ctx, uint64_t t, unsigned int track, uint64_t count)
