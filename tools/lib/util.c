@@ -125,6 +125,15 @@ int hwtel_read_file(const char *path, char *buf, size_t size)
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, size - 1);
+	if (n == (ssize_t)size - 1) {
+		char more;
+
+		/* one byte more: the file did not fit, never a cut value */
+		if (read(fd, &more, 1) > 0) {
+			close(fd);
+			return -EFBIG;
+		}
+	}
 	if (n < 0) {
 		int e = -errno;
 

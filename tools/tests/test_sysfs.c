@@ -737,3 +737,25 @@ TEST(sysfs_env_root)
 	unlink(exe);
 	rmdir(dir);
 }
+
+/* A file longer than the buffer is an error, never a silently cut value. */
+TEST(read_file_too_long)
+{
+	char path[] = "/tmp/hwtel-unit-readXXXXXX", buf[8];
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	CHECK_EQ(write(fd, "0-1,3\n", 6), 6);
+	CHECK_EQ(hwtel_read_file(path, buf, sizeof(buf)), 5);
+	CHECK_STR(buf, "0-1,3");
+	/* seven bytes fill the buffer exactly: still whole */
+	CHECK_EQ(ftruncate(fd, 0), 0);
+	CHECK_EQ(pwrite(fd, "0-1,3,5", 7, 0), 7);
+	CHECK_EQ(hwtel_read_file(path, buf, sizeof(buf)), 7);
+	CHECK_STR(buf, "0-1,3,5");
+	/* eight do not fit */
+	CHECK_EQ(pwrite(fd, "0-1,3,57", 8, 0), 8);
+	CHECK_EQ(hwtel_read_file(path, buf, sizeof(buf)), -EFBIG);
+	close(fd);
+	unlink(path);
+}
