@@ -6,6 +6,8 @@
 #   tap_ok "desc"                 one passing test
 #   tap_fail "desc" [detail...]   one failing test, details as diagnostics
 #   tap_skip "desc" "reason"      one skipped test (never counted as a pass)
+#   tap_skip_rest "reason"        after tap_plan: every test not run yet
+#                                 skipped, then exit (1 if one failed)
 #   tap_eq "desc" EXPECTED ACTUAL pass when the two strings are equal
 #   tap_check "desc" CMD ARGS...  pass when CMD exits 0
 #   tap_done                      exit 0 when nothing failed, 1 otherwise
@@ -56,6 +58,15 @@ tap_skip()
 {
 	__tap_n=$((__tap_n + 1))
 	echo "ok $__tap_n $1 # SKIP ${2:-}"
+}
+
+tap_skip_rest()
+{
+	while [ "$__tap_n" -lt "${__tap_planned:-0}" ]; do
+		tap_skip "test $((__tap_n + 1))" "$1"
+	done
+	[ "$__tap_fail" -eq 0 ] || exit 1
+	exit 0
 }
 
 tap_eq()

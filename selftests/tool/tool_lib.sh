@@ -41,24 +41,18 @@ trap tool_cleanup EXIT
 # tool_need_modules PLAN MOD...: without the drivers there is nothing to test
 tool_need_modules()
 {
-	local plan=$1 m i
+	local plan=$1 m
 
 	shift
 	for m in "$@"; do
 		if ! modinfo "$m" >/dev/null 2>&1; then
 			tap_plan "$plan"
-			for ((i = 0; i < plan; i++)); do
-				tap_skip "test $((i + 1))" "module $m is not built for $(uname -r)"
-			done
-			exit 0
+			tap_skip_rest "module $m is not built for $(uname -r)"
 		fi
 	done
 	if [ ! -x "$HW" ]; then
 		tap_plan "$plan"
-		for ((i = 0; i < plan; i++)); do
-			tap_skip "test $((i + 1))" "$HW not built (make tools)"
-		done
-		exit 0
+		tap_skip_rest "$HW not built (make tools)"
 	fi
 }
 
