@@ -821,7 +821,9 @@ static void output_end(void)
  * share it, so that the two exporters follow PMUs that come and go alike:
  * pmu_set_rescan() at the end of each interval adds the PMUs not in the
  * set yet, their counts starting then; pmu_set_gone() drops one whose
- * reading failed because it went away while another one is left.
+ * reading failed because it went away while another one is left, or (an
+ * exporter, @waits) the last one too: the exporter then waits for a PMU
+ * again (pmu_set_rewait()), as at its start.
  */
 struct pmu_kind {
 	const char *prefix;	/* of the PMU names */
@@ -839,6 +841,12 @@ struct pmu_set {
 	unsigned int n, cap;
 	char **quiet;		/* new PMUs already warned about */
 	unsigned int nquiet;
+	/*
+	 * -w --prometheus: the run never ends because the hardware went
+	 * away. It waits for its first PMU (pmu_set_wait()), and the last
+	 * one vanishing empties the set instead of ending the run.
+	 */
+	bool waits;
 };
 
 static void *pmu_at(const struct pmu_set *s, unsigned int i)
@@ -950,15 +958,15 @@ static int pmu_set_rescan(struct pmu_set *s, bool strict, const void *run)
  * line says that it waits; it looks once an interval (@period_ns), and
  * every PMU then found joins @s as one that appears later does (a line
  * each). 0 once @s has a member, 1 when SIGINT or SIGTERM ended the wait,
- * or a negative errno.
+ * or a negative errno. @again: the last PMU vanished (pmu_set_rewait()).
  */
 static int pmu_set_wait(struct pmu_set *s, uint64_t period_ns, const char *module,
-			const void *run)
+			const void *run, bool again)
 {
 	int ret;
 
-	fprintf(stderr, "hwtel: no %s* PMU yet: waiting for one (the driver: 'modprobe %s')\n",
-		s->kind->prefix, module);
+	fprintf(stderr, "hwtel: no %s* PMU %s: waiting for one (the driver: 'modprobe %s')\n",
+		s->kind->prefix, again ? "left" : "yet", module);
 	while (!s->n) {
 		if (!sleep_until(hwtel_now_ns() + period_ns))
 			return 1;
@@ -970,13 +978,35 @@ static int pmu_set_wait(struct pmu_set *s, uint64_t period_ns, const char *modul
 }
 
 /*
+ * The last PMU of an exporter's set vanished (pmu_set_gone() emptied @s):
+ * the exporter does not exit (a unit would be restarted, or stay failed,
+ * for hardware that may come back: a card re-seated, firmware reloaded).
+ * It removes its textfile, so that node_exporter serves no frozen values
+ * (the series go stale), and waits as at its start: the start-up path,
+ * not a state of its own. A PMU that appears joins with its counts from
+ * then on, a counter reset for rate(). 0 when a PMU joined, or when
+ * SIGINT or SIGTERM ended the wait (@s still empty: the run ends, with 0
+ * as after a sleep); or a negative errno.
+ */
+static int pmu_set_rewait(struct pmu_set *s, const char *prom_file, uint64_t period_ns,
+			  const char *module, const void *run)
+{
+	int ret;
+
+	hwtel_prom_remove(prom_file);
+	ret = pmu_set_wait(s, period_ns, module, run, true);
+	return ret == 1 ? 0 : ret;
+}
+
+/*
  * The reading of member @i failed with @ret: when it failed because the
- * PMU went away (@vanished) and another member is left, drop it with a
- * warning and return true; the run goes on without it.
+ * PMU went away (@vanished) and another member is left, or it is the last
+ * one of an exporter's set (@s->waits), drop it with a warning and return
+ * true; the run goes on without it.
  */
 static bool pmu_set_gone(struct pmu_set *s, unsigned int i, int ret, bool vanished)
 {
-	if (s->n < 2 || (ret != -ENODEV && !vanished))
+	if ((s->n < 2 && !s->waits) || (ret != -ENODEV && !vanished))
 		return false;
 	fprintf(stderr, "hwtel: warning: the %s %s vanished: no longer exported\n",
 		s->kind->what, s->kind->name(pmu_at(s, i)));
@@ -993,7 +1023,8 @@ static bool pmu_set_gone(struct pmu_set *s, unsigned int i, int ret, bool vanish
  * (text, JSON, CSV) and in the one exposition, in the order they joined; a
  * block that vanishes (card removed, firmware reloaded) is dropped while
  * others remain, and a new one is added at the end of each interval; the
- * last one vanishing ends the run (exit 5), as with one block. -c clears
+ * last one vanishing ends the run (exit 5), as with one block, except in
+ * an exporter (-w --prometheus), which waits for a block again. -c clears
  * every block of the set.
  */
 struct pcie_blk {
@@ -1244,6 +1275,18 @@ static int pcie_output(const struct hwtel_opts *o, const struct pcie_run *r,
 	return ret;
 }
 
+/* the exporter's look for a block: once an interval, or a second (-t 0) */
+static uint64_t pcie_period_ns(const struct hwtel_opts *o, const struct pcie_run *r)
+{
+	return (uint64_t)((r->totals ? 1 : o->interval) * 1e9);
+}
+
+/* The last block vanished (r->set.waits): wait for one again. */
+static int pcie_rewait(const struct hwtel_opts *o, struct pcie_run *r)
+{
+	return pmu_set_rewait(&r->set, o->prom_file, pcie_period_ns(o, r), HWTEL_PCIE_MODULE, r);
+}
+
 static int cmd_pcie(const struct hwtel_opts *o)
 {
 	struct pcie_run r;
@@ -1262,15 +1305,16 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		r.flags |= HWTEL_OPEN_NO_PERF;
 	else
 		r.flags |= HWTEL_OPEN_STATE_OPTIONAL;
+	r.set.waits = r.all && o->prom_file && o->watch && !o->clear;
 	/* the exporter started before any block (the card not attached yet) */
-	if (r.all && o->prom_file && o->watch && !o->clear) {
+	if (r.set.waits) {
 		char **names = NULL;
 		int cnt = hwtel_pmu_list(HWTEL_PCIE_PMU_PREFIX, &names);
 
 		hwtel_pmu_list_free(names);
 		if (cnt == 0) {
-			ret = pmu_set_wait(&r.set, (uint64_t)((r.totals ? 1 : o->interval) * 1e9),
-					   HWTEL_PCIE_MODULE, &r);
+			ret = pmu_set_wait(&r.set, pcie_period_ns(o, &r), HWTEL_PCIE_MODULE, &r,
+					   false);
 			if (ret == 1) {
 				ret = 0;	/* stopped before any block */
 				goto out;
@@ -1336,6 +1380,12 @@ static int cmd_pcie(const struct hwtel_opts *o)
 			}
 			if (ret)
 				goto out;
+			if (!r.set.n) {
+				ret = pcie_rewait(o, &r);
+				if (ret || !r.set.n)
+					goto out;
+				continue;
+			}
 			n++;
 			if (n == 1)
 				t0 = blk(&r, 0)->a->timestamp_ns;
@@ -1374,6 +1424,13 @@ static int cmd_pcie(const struct hwtel_opts *o)
 		ret = pcie_read_all(&r);
 		if (ret)
 			goto out;
+		if (!r.set.n) {
+			/* the new block's first reading starts the next interval */
+			ret = pcie_rewait(o, &r);
+			if (ret || !r.set.n)
+				goto out;
+			continue;
+		}
 		/* wall time between the two snapshots */
 		seconds = hwtel_pcie_seconds(blk(&r, 0)->b, blk(&r, 0)->a);
 		n++;
@@ -1547,6 +1604,7 @@ static int cmd_ddr(const struct hwtel_opts *o)
 	int ret = 0, status = HWTEL_EXIT_OK;
 	uint64_t t0, start;
 
+	r.set.waits = follow && o->watch && !o->command;
 	if (!all) {
 		struct ddr_ctl c;
 
@@ -1566,8 +1624,9 @@ static int cmd_ddr(const struct hwtel_opts *o)
 		hwtel_pmu_list_free(names);
 		if (cnt < 0)
 			return fail(cnt);
-		if (cnt == 0 && follow && o->watch && !o->command) {
-			ret = pmu_set_wait(&r.set, (uint64_t)(o->interval * 1e9), HWTEL_DDR_MODULE, &r);
+		if (cnt == 0 && r.set.waits) {
+			ret = pmu_set_wait(&r.set, (uint64_t)(o->interval * 1e9), HWTEL_DDR_MODULE, &r,
+					   false);
 			if (ret == 1)
 				return HWTEL_EXIT_OK;	/* stopped before any PMU */
 		} else if (cnt == 0) {
@@ -1619,6 +1678,15 @@ static int cmd_ddr(const struct hwtel_opts *o)
 				goto out;
 			}
 			k++;
+		}
+		if (!r.set.n) {
+			/* the last one vanished (r.set.waits): wait as at the start */
+			ret = pmu_set_rewait(&r.set, o->prom_file, (uint64_t)(o->interval * 1e9),
+					     HWTEL_DDR_MODULE, &r);
+			if (ret || !r.set.n)
+				goto out;
+			t0 = ctl(&r, 0)->a->timestamp_ns;	/* its first reading */
+			continue;
 		}
 		n = r.set.n;
 		free(diff);

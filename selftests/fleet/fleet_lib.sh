@@ -11,6 +11,7 @@
 #                          for its first textfile $T/tf/hwtel-INST.prom
 #   rewrites FILE N        wait until FILE was replaced N times
 #   infile FILE PATTERN W  wait until FILE has (W=1) or lacks (W=0) PATTERN
+#   absent FILE            wait until FILE does not exist
 
 UNIT=$HWTEL_SRC/data/systemd/hwtel-prometheus@.service
 FLEET=$HWTEL_SRC/selftests/fleet
@@ -68,6 +69,17 @@ infile()
 	for ((i = 0; i < 100; i++)); do
 		grep -q "$2" "$1" 2>/dev/null
 		[ $? -eq $((1 - $3)) ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+absent()
+{
+	local i
+
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$1" ] || return 0
 		sleep 0.1
 	done
 	return 1

@@ -21,12 +21,13 @@
 #  - with two PCIe telemetry blocks (the model's instances=2) the pcie
 #    exporter's one textfile holds both PMUs' series, each with its own
 #    counts; a block bound while it runs joins the file, one unbound drops
-#    out of it while the others go on.
+#    out of it while the others go on; the last one unbound, the exporter
+#    removes its file and waits, and the block bound again comes back.
 
 . "$(dirname "$0")/../tool/tool_lib.sh"
 . "$(dirname "$0")/fleet_lib.sh"
 
-PLAN=30
+PLAN=34
 PCP_B=$HWTEL_BUILD/tools/pcp
 AGENT=$PCP_B/pmdahwtel
 DOM=$(sed -n 's/^#define HWTEL \([0-9]*\).*/\1/p' "$HWTEL_SRC/tools/pcp/domain.h")
@@ -391,7 +392,7 @@ tap_check "pmval rate-converts the counter hwtel.pcie.ep.pcie_cycles (counter se
 	       awk -v v='$rate' 'BEGIN { exit !(v > 0) }'"
 tap_check "pmcd and the agent logged no error" \
 	sh -c "! grep -i -E 'error|warning' '$PD/log/pmcd.log' '$PD/log/hwtel.log'"
-# --- 25-30: two PCIe blocks, one exporter, one textfile ---------------
+# --- 25-34: two PCIe blocks, one exporter, one textfile ---------------
 # Two NDK cards, or one card with two PCIE_TELEMETRY blocks: one PMU each.
 P2=ndk_pcie_tlm_3fff00100000
 PDRV=/sys/bus/platform/drivers/ndk-pcie-tlm
@@ -457,7 +458,31 @@ tap_eq "a PMU that vanishes leaves the textfile, the other goes on, one warning 
 tap_check "the other PMU's counter goes on" \
 	python3 "$FLEET/promcheck.py" "$T/tf/hwtel-pcie.prom" \
 	"hwtel_pcie_bus_cycles_total{$L,bus=\"RQ\",event=\"words\"}=8"
+# The last PMU unbound (the card removed): the exporter does not exit, it
+# removes its file (no frozen values) and waits as at its start; bound
+# again, the PMU joins anew, its counts from then on (a counter reset).
+echo ndk-pcie-tlm-sim.0 > "$PDRV/unbind"
+absent "$T/tf/hwtel-pcie.prom"
+r=$?
+wait_for "$T/exp-pcie.err" "no ndk_pcie_tlm_\* PMU left: waiting for one" 1 30
+tap_eq "the last PMU vanishes: the exporter goes on, removes its textfile, one line says it waits" \
+	"0 0 0 1" "$r $(kill -0 "$EXP_PID"; echo $?) $(ls "$T/tf" | wc -l) $(grep -c "waiting for one" "$T/exp-pcie.err")"
+echo ndk-pcie-tlm-sim.0 > "$PDRV/bind"
+infile "$T/tf/hwtel-pcie.prom" "device=\"$P\"" 1
+r=$?
+echo "words,ep=0,bus=0 4" > "$SIMDBG/$P/inject"
+echo "items,ep=0,bus=0 3" > "$SIMDBG/$P/inject"
+rewrites "$T/tf/hwtel-pcie.prom" 2
+cat "$T/tf/hwtel-pcie.prom" > "$T/back.prom" 2> /dev/null
+tap_eq "bound again: the PMU's series return within 10 s, one line says it joined, the other PMU absent" \
+	"0 1 0" "$r $(grep -c "$P: new PCIe telemetry device, exported from now on" "$T/exp-pcie.err") $(grep -c "$P2" "$T/back.prom")"
+tap_check "strict format, its exact counts since it joined again" \
+	python3 "$FLEET/promcheck.py" "$T/back.prom" \
+	"hwtel_pcie_bus_cycles_total{$L,bus=\"RQ\",event=\"words\"}=4" \
+	"hwtel_pcie_bus_bytes_total{$L,bus=\"RQ\"}=24" \
+	"hwtel_pcie_link_up{$L}=1"
 kill -TERM "$EXP_PID"
 wait "$EXP_PID"
+tap_eq "it exits 0 on SIGTERM after the wait and removes its textfile" "0 " "$? $(ls "$T/tf")"
 tap_diag "exporter's stderr: $(tr '\n' '|' < "$T/exp-pcie.err")"
 tap_done
