@@ -30,13 +30,16 @@ void hwtel_clear_error(void)
 	last_error[0] = '\0';
 }
 
+/* Formatted aside first: the last error may be one of the arguments. */
 int hwtel_err(int err, const char *fmt, ...)
 {
+	char msg[sizeof(last_error)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memcpy(last_error, msg, sizeof(last_error));
 	return err;
 }
 

@@ -759,3 +759,14 @@ TEST(read_file_too_long)
 	close(fd);
 	unlink(path);
 }
+
+/* The last error may be an argument of the next one: it wraps it whole. */
+TEST(error_wraps_last_error)
+{
+	hwtel_err(-EIO, "reading %s: %s", "flags", "Input/output error");
+	CHECK_EQ(hwtel_err(-ENODEV, "PCIe telemetry %s vanished: %s", "ndk_pcie_tlm_0",
+			   hwtel_last_error()), -ENODEV);
+	CHECK_STR(hwtel_last_error(),
+		  "PCIe telemetry ndk_pcie_tlm_0 vanished: reading flags: Input/output error");
+	hwtel_clear_error();
+}
