@@ -305,20 +305,30 @@ struct hwtel_gpu_fdinfo {
 int hwtel_gpu_fdinfo_parse(const char *buf, size_t len, struct hwtel_gpu_fdinfo *out,
 			   FILE *diag, const char *what);
 
-#define HWTEL_GPU_DVFS_STATES		32
-/* /sys/class/devfreq/NAME/trans_stat */
+/*
+ * /sys/class/devfreq/NAME/trans_stat, any number of states (devfreq has
+ * no limit but the sysfs page: 18 states fit in 4 KiB, 79 in 64 KiB).
+ * Allocated by the library, freed with hwtel_gpu_trans_stat_free().
+ */
 struct hwtel_gpu_trans_stat {
 	unsigned int nstates;
-	int cur;				/* index of the '*' row, -1 if none */
-	uint64_t hz[HWTEL_GPU_DVFS_STATES];
-	uint64_t time_ms[HWTEL_GPU_DVFS_STATES];
-	uint64_t to_count[HWTEL_GPU_DVFS_STATES];	/* transitions into each state */
-	uint64_t total;
+	int cur;			/* index of the '*' row, -1 if none */
+	uint64_t total;			/* "Total transition" */
+	uint64_t *hz;			/* [nstates], as listed */
+	uint64_t *time_ms;		/* [nstates] */
+	uint64_t *to_count;		/* [nstates] transitions into each state */
 };
 
-/* Returns 0, -ENOTSUP ("Not Supported."), or -EINVAL with the reason in @why */
-int hwtel_gpu_trans_stat_parse(const char *buf, size_t len, struct hwtel_gpu_trans_stat *out,
+/*
+ * Returns 0 with a new *@out, -ENOTSUP ("Not Supported."), -EFBIG for a
+ * text cut short (no "Total transition" line at its end: the table did
+ * not fit in the kernel's page, see "The DRM source" in
+ * Documentation/userspace-api/hwtel.rst), -EINVAL with the reason in @why
+ * for a malformed one, or -ENOMEM. *@out is NULL on failure.
+ */
+int hwtel_gpu_trans_stat_parse(const char *buf, size_t len, struct hwtel_gpu_trans_stat **out,
 			       char *why, size_t whylen);
+void hwtel_gpu_trans_stat_free(struct hwtel_gpu_trans_stat *ts);
 
 struct hwtel_gpu_drm;
 

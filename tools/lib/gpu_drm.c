@@ -252,40 +252,169 @@ dup:
 	return 0;
 }
 
-int hwtel_gpu_trans_stat_parse(const char *buf, size_t len, struct hwtel_gpu_trans_stat *o,
+/*
+ * @n columns of the kernel's "%10lu"/"%10u" at @s: each 10 characters,
+ * spaces then at least one digit (a 10-digit value fills its column, so
+ * columns can touch: "  975000000" "1000000000"). Values into @v (NULL:
+ * only checked). Returns 0, or -1 when @s is not so laid out.
+ */
+static int fixed_columns(const char *s, unsigned int n, uint64_t *v)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < n; i++, s += 10) {
+		uint64_t x = 0;
+
+		for (k = 0; k < 10 && s[k] == ' '; k++)
+			;
+		if (k == 10)
+			return -1;
+		for (; k < 10; k++) {
+			if (!isdigit((unsigned char)s[k]))
+				return -1;
+			x = x * 10 + (uint64_t)(s[k] - '0');
+		}
+		if (v)
+			v[i] = x;
+	}
+	return 0;
+}
+
+/*
+ * The frequencies of the header, the text after its ':': the kernel's
+ * columns then "   time(ms)", or (hand-written) numbers between blanks.
+ * Returns their number (into @hz unless NULL, up to @max), or -1 with the
+ * bad token in @bad.
+ */
+static int trans_header(char *rest, uint64_t *hz, unsigned int max, const char **bad)
+{
+	char *tm = strstr(rest, "time(ms)"), *tok, *save;
+	size_t l = tm ? (size_t)(tm - rest) : strlen(rest);
+	unsigned int n = 0;
+
+	if (tm && l >= 3 && (l - 3) % 10 == 0 && !memcmp(rest + l - 3, "   ", 3) &&
+	    (l - 3) / 10 <= (hz ? max : UINT_MAX) &&
+	    !fixed_columns(rest, (unsigned int)((l - 3) / 10), hz))
+		return (int)((l - 3) / 10);
+	if (tm)
+		*tm = '\0';
+	for (tok = strtok_r(rest, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		uint64_t v;
+
+		*bad = tok;
+		if ((hz && n == max) || parse_value(tok, NULL, hz ? &hz[n] : &v))
+			return -1;
+		n++;
+	}
+	return (int)n;
+}
+
+/*
+ * The kernel's text always ends with its "Total transition" line. Without
+ * it the text was cut: the table did not fit in the sysfs page (kernels
+ * before 08e23d05fa6d write past it and sysfs returns PAGE_SIZE - 1 bytes;
+ * kernels with it do so when the frequency header alone does not fit), or
+ * the reader's buffer was too small. Its last row or number may be cut
+ * short, so nothing of it is used.
+ */
+static bool trans_stat_whole(const char *buf, size_t len)
+{
+	const char *last;
+
+	if (!len || buf[len - 1] != '\n')
+		return false;
+	for (last = buf + len - 1; last > buf && last[-1] != '\n'; last--)
+		;
+	while (last < buf + len && *last == ' ')
+		last++;
+	return (size_t)(buf + len - last) >= 16 && !memcmp(last, "Total transition", 16);
+}
+
+void hwtel_gpu_trans_stat_free(struct hwtel_gpu_trans_stat *ts)
+{
+	free(ts);
+}
+
+int hwtel_gpu_trans_stat_parse(const char *buf, size_t len, struct hwtel_gpu_trans_stat **out,
 			       char *why, size_t whylen)
 {
-	const char *p = buf, *end = buf + len;
-	unsigned int row = 0, lineno = 0;
+	struct hwtel_gpu_trans_stat *o = NULL;
+	unsigned int row = 0, lineno = 0, nhdr = 0;
+	uint64_t *v = NULL;
+	char *text, *p, *end;
 	bool header = false;
-	char line[1024];
+	int ret = -EINVAL;
 
 	hwtel_clear_error();
-	memset(o, 0, sizeof(*o));
+	*out = NULL;
+	if (why && whylen)
+		why[0] = '\0';
+	if (memchr(buf, '\0', len)) {
+		snprintf(why, whylen, "NUL byte in the text");
+		return -EINVAL;
+	}
+	text = malloc(len + 1);
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	for (p = text; *p == ' ' || *p == '\n'; p++)
+		;
+	if (!strncmp(p, "Not Supported", 13)) {
+		free(text);
+		return -ENOTSUP;
+	}
+	if (!trans_stat_whole(text, len)) {
+		snprintf(why, whylen,
+			 "truncated at %zu bytes (no \"Total transition\" line at the end): the table did not fit in the kernel's page",
+			 len);
+		free(text);
+		return -EFBIG;
+	}
+	/* the number of states: the frequencies of the ": F0 F1 ... time(ms)" line */
+	for (p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		char *s = p, *nl = strchr(p, '\n'), *hdr;
+		const char *bad = "";
+		int n;
+
+		while (*s == ' ')
+			s++;
+		if (*s != ':')
+			continue;
+		hdr = strndup(s + 1, nl ? (size_t)(nl - s - 1) : strlen(s + 1));
+		if (!hdr) {
+			free(text);
+			return -ENOMEM;
+		}
+		n = trans_header(hdr, NULL, 0, &bad);
+		free(hdr);
+		nhdr = n > 0 ? (unsigned int)n : 0;
+		break;
+	}
+	o = calloc(1, sizeof(*o) + 3 * (size_t)nhdr * sizeof(uint64_t));
+	v = calloc((size_t)nhdr + 2, sizeof(*v));
+	if (!o || !v) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	o->hz = (uint64_t *)(o + 1);
+	o->time_ms = o->hz + nhdr;
+	o->to_count = o->time_ms + nhdr;
 	o->cur = -1;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char *s, *tok, *save;
-		uint64_t v[HWTEL_GPU_DVFS_STATES + 2];
+
+	for (p = text, end = text + len; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *s = p, *tok, *save, *colon;
 		unsigned int n = 0;
 		bool star = false;
 
+		if (nl)
+			*nl = '\0';
+		p = nl ? nl + 1 : end;
 		lineno++;
-		if (l >= sizeof(line)) {
-			snprintf(why, whylen, "line %u: too long", lineno);
-			return -EINVAL;
-		}
-		memcpy(line, p, l);
-		line[l] = '\0';
-		p += l + (nl ? 1 : 0);
-		s = line;
 		while (*s == ' ')
 			s++;
 		if (!*s)
 			continue;
-		if (!strncmp(s, "Not Supported", 13))
-			return -ENOTSUP;
 		if (!strncmp(s, "From", 4))
 			continue;
 		if (!strncmp(s, "Total transition", 16)) {
@@ -293,45 +422,64 @@ int hwtel_gpu_trans_stat_parse(const char *buf, size_t len, struct hwtel_gpu_tra
 
 			if (!c || parse_value(c + 1, NULL, &o->total)) {
 				snprintf(why, whylen, "line %u: bad total", lineno);
-				return -EINVAL;
+				goto out;
 			}
 			continue;
 		}
 		if (*s == ':') {
+			if (header) {
+				snprintf(why, whylen, "line %u: a second frequency header", lineno);
+				goto out;
+			}
 			/* ": F0 F1 ... time(ms)" */
-			for (tok = strtok_r(s + 1, " \t", &save); tok;
-			     tok = strtok_r(NULL, " \t", &save)) {
-				if (!strcmp(tok, "time(ms)"))
-					break;
-				if (o->nstates == HWTEL_GPU_DVFS_STATES ||
-				    parse_value(tok, NULL, &o->hz[o->nstates])) {
-					snprintf(why, whylen, "line %u: bad frequency '%s'", lineno, tok);
-					return -EINVAL;
+			{
+				const char *bad = "";
+				int nh = trans_header(s + 1, o->hz, nhdr, &bad);
+
+				if (nh < 0) {
+					snprintf(why, whylen, "line %u: bad frequency '%s'", lineno, bad);
+					goto out;
 				}
-				o->nstates++;
+				o->nstates = (unsigned int)nh;
 			}
 			header = true;
 			continue;
 		}
 		if (!header) {
 			snprintf(why, whylen, "line %u: a row before the frequency header", lineno);
-			return -EINVAL;
+			goto out;
 		}
 		if (*s == '*') {
 			star = true;
 			s++;
 		}
-		for (tok = strtok_r(s, " \t:", &save); tok; tok = strtok_r(NULL, " \t:", &save)) {
-			if (n == o->nstates + 2 || parse_value(tok, NULL, &v[n])) {
-				snprintf(why, whylen, "line %u: bad row", lineno);
-				return -EINVAL;
+		/* "%10lu:" then the kernel's columns, or numbers between blanks */
+		colon = strchr(s, ':');
+		if (colon)
+			*colon = '\0';
+		if (!colon || parse_value(s, NULL, &v[0])) {
+			snprintf(why, whylen, "line %u: bad row", lineno);
+			goto out;
+		}
+		n = 1;
+		s = colon + 1;
+		if (strlen(s) >= 10 * ((size_t)o->nstates + 1) &&
+		    !fixed_columns(s, o->nstates, v + 1) &&
+		    !parse_value(s + 10 * (size_t)o->nstates, NULL, &v[o->nstates + 1])) {
+			n = o->nstates + 2;
+		} else {
+			for (tok = strtok_r(s, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+				if (n == o->nstates + 2 || parse_value(tok, NULL, &v[n])) {
+					snprintf(why, whylen, "line %u: bad row", lineno);
+					goto out;
+				}
+				n++;
 			}
-			n++;
 		}
 		if (n != o->nstates + 2 || row >= o->nstates || v[0] != o->hz[row]) {
 			snprintf(why, whylen, "line %u: row of %u numbers, expected %u for %" PRIu64 " Hz",
 				 lineno, n, o->nstates + 2, row < o->nstates ? o->hz[row] : 0);
-			return -EINVAL;
+			goto out;
 		}
 		for (n = 0; n < o->nstates; n++)
 			o->to_count[n] += v[1 + n];
@@ -342,9 +490,16 @@ int hwtel_gpu_trans_stat_parse(const char *buf, size_t len, struct hwtel_gpu_tra
 	}
 	if (!header || row != o->nstates) {
 		snprintf(why, whylen, "%u rows for %u frequencies", row, o->nstates);
-		return -EINVAL;
+		goto out;
 	}
-	return 0;
+	*out = o;
+	o = NULL;
+	ret = 0;
+out:
+	free(o);
+	free(v);
+	free(text);
+	return ret;
 }
 
 /* ---- sampler ---------------------------------------------------------- */
@@ -352,14 +507,15 @@ int hwtel_gpu_trans_stat_parse(const char *buf, size_t len, struct hwtel_gpu_tra
 struct drm_dvfs {
 	char name[64];
 	char devpath[PATH_MAX];
-	struct hwtel_gpu_trans_stat prev;	/* the last read */
-	struct hwtel_gpu_trans_stat base;	/* read before the last sample's fdinfo */
-	struct hwtel_gpu_trans_stat start;	/* read before this sample's fdinfo */
-	bool have_prev, have_start, said;
-	uint64_t uv[HWTEL_GPU_DVFS_STATES];	/* 0: unknown */
+	struct hwtel_gpu_trans_stat *prev;	/* the last read */
+	struct hwtel_gpu_trans_stat *base;	/* read before the last sample's fdinfo */
+	struct hwtel_gpu_trans_stat *start;	/* read before this sample's fdinfo */
+	bool have_start, said;
+	/* per state of prev (the number of states does not change) */
+	uint64_t *uv;				/* 0: unknown */
 	unsigned int nvis;
-	unsigned int vis[HWTEL_GPU_DVFS_STATES];
-	uint64_t w[HWTEL_GPU_DVFS_STATES];	/* ms in the state in the sub-interval */
+	unsigned int *vis;
+	uint64_t *w;				/* ms in the state in the sub-interval */
 };
 
 struct drm_cons {
@@ -531,20 +687,103 @@ static uint64_t opp_uv(struct hwtel_gpu_drm *d, struct drm_dvfs *v, uint64_t hz)
 	return 0;
 }
 
-static int dvfs_read(struct hwtel_gpu_drm *d, struct drm_dvfs *v, struct hwtel_gpu_trans_stat *ts)
+/*
+ * The whole of a sysfs file, whatever its length (a sysfs attribute is at
+ * most a page, 64 KiB with arm64's largest; over 1 MiB is refused with
+ * -EFBIG): a malloc'ed NUL-terminated buffer and its length, or -errno
+ * (-EFBIG from read(): the kernel's table does not fit in its page).
+ */
+static ssize_t slurp_all(const char *path, char **out)
 {
-	char path[PATH_MAX + 100], buf[8192], why[128];
+	size_t size = 4096, n = 0;
+	char *buf = NULL, *nb;
+	int fd, e = 0;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t r;
+
+		if (!buf || n + 1 == size) {
+			if (buf)
+				size *= 2;
+			nb = size <= (1u << 20) ? realloc(buf, size) : NULL;
+			if (!nb) {
+				e = size <= (1u << 20) ? ENOMEM : EFBIG;
+				break;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, size - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			e = errno;
+			break;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (e) {
+		free(buf);
+		return -e;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	return (ssize_t)n;
+}
+
+/* Returns 0 with a new *@ts, or a negative errno (the reason said once) */
+static int dvfs_read(struct hwtel_gpu_drm *d, struct drm_dvfs *v, struct hwtel_gpu_trans_stat **ts)
+{
+	char path[PATH_MAX + 100], why[200], *buf;
 	ssize_t n;
 	int ret;
 
+	*ts = NULL;
 	snprintf(path, sizeof(path), "%s/class/devfreq/%s/trans_stat", d->sys, v->name);
-	n = slurp_at(AT_FDCWD, path, buf, sizeof(buf));
-	if (n < 0)
+	n = slurp_all(path, &buf);
+	if (n < 0) {
+		if (n == -EFBIG)
+			drm_diag(d, "%s: the kernel's table does not fit in its page (EFBIG)", path);
 		return (int)n;
+	}
 	ret = hwtel_gpu_trans_stat_parse(buf, (size_t)n, ts, why, sizeof(why));
-	if (ret == -EINVAL)
+	free(buf);
+	if (ret == -EINVAL || ret == -EFBIG)
 		drm_diag(d, "%s: %s", path, why);
 	return ret;
+}
+
+static void dvfs_release(struct drm_dvfs *v)
+{
+	hwtel_gpu_trans_stat_free(v->prev);
+	hwtel_gpu_trans_stat_free(v->base);
+	hwtel_gpu_trans_stat_free(v->start);
+	free(v->uv);
+	free(v->vis);
+	free(v->w);
+}
+
+static struct hwtel_gpu_trans_stat *ts_dup(const struct hwtel_gpu_trans_stat *ts)
+{
+	size_t n = (size_t)ts->nstates;
+	struct hwtel_gpu_trans_stat *c = malloc(sizeof(*c) + 3 * n * sizeof(uint64_t));
+
+	if (!c)
+		return NULL;
+	*c = *ts;
+	c->hz = (uint64_t *)(c + 1);
+	c->time_ms = c->hz + n;
+	c->to_count = c->time_ms + n;
+	memcpy(c->hz, ts->hz, n * sizeof(uint64_t));
+	memcpy(c->time_ms, ts->time_ms, n * sizeof(uint64_t));
+	memcpy(c->to_count, ts->to_count, n * sizeof(uint64_t));
+	return c;
 }
 
 static void dvfs_discover(struct hwtel_gpu_drm *d)
@@ -560,7 +799,7 @@ static void dvfs_discover(struct hwtel_gpu_drm *d)
 	while ((de = readdir(dir))) {
 		struct drm_dvfs *v, *nv;
 		char link[PATH_MAX + 200];
-		unsigned int i;
+		unsigned int i, ns;
 
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(v->name))
 			continue;
@@ -578,13 +817,20 @@ static void dvfs_discover(struct hwtel_gpu_drm *d)
 			drm_diag(d, "devfreq %s: no trans_stat: its GPU's energy is unpriced", v->name);
 			continue;
 		}
-		v->have_prev = true;
-		v->base = v->prev;
-		for (i = 0; i < v->prev.nstates; i++) {
-			v->uv[i] = opp_uv(d, v, v->prev.hz[i]);
+		ns = v->prev->nstates ? v->prev->nstates : 1;
+		v->base = ts_dup(v->prev);
+		v->uv = calloc(ns, sizeof(*v->uv));
+		v->vis = calloc(ns, sizeof(*v->vis));
+		v->w = calloc(ns, sizeof(*v->w));
+		if (!v->base || !v->uv || !v->vis || !v->w) {
+			dvfs_release(v);
+			break;
+		}
+		for (i = 0; i < v->prev->nstates; i++) {
+			v->uv[i] = opp_uv(d, v, v->prev->hz[i]);
 			if (!v->uv[i])
 				drm_diag(d, "devfreq %s: no voltage for %" PRIu64 " Hz (OPP debugfs or --opp): time there is unpriced",
-					 v->name, v->prev.hz[i]);
+					 v->name, v->prev->hz[i]);
 		}
 		d->ndvfs++;
 	}
@@ -594,8 +840,23 @@ static void dvfs_discover(struct hwtel_gpu_drm *d)
 /* Before a sample's fdinfo reads */
 static void dvfs_start(struct hwtel_gpu_drm *d, struct drm_dvfs *v)
 {
-	v->have_start = v->have_prev && !dvfs_read(d, v, &v->start) &&
-			v->start.nstates == v->prev.nstates;
+	struct hwtel_gpu_trans_stat *ts;
+
+	hwtel_gpu_trans_stat_free(v->start);
+	v->start = NULL;
+	v->have_start = !dvfs_read(d, v, &ts) && ts->nstates == v->prev->nstates;
+	if (v->have_start)
+		v->start = ts;
+	else
+		hwtel_gpu_trans_stat_free(ts);
+}
+
+/* The start read becomes the base of the next sample */
+static void dvfs_rebase(struct drm_dvfs *v)
+{
+	hwtel_gpu_trans_stat_free(v->base);
+	v->base = v->start;
+	v->start = NULL;
 }
 
 /*
@@ -605,32 +866,34 @@ static void dvfs_start(struct hwtel_gpu_drm *d, struct drm_dvfs *v)
  */
 static void dvfs_end(struct hwtel_gpu_drm *d, struct drm_dvfs *v)
 {
-	const struct hwtel_gpu_trans_stat *b = &v->base;
-	struct hwtel_gpu_trans_stat ts;
+	const struct hwtel_gpu_trans_stat *b = v->base;
+	struct hwtel_gpu_trans_stat *ts = NULL;
 	unsigned int i;
 
 	v->nvis = 0;
-	if (!v->have_start || dvfs_read(d, v, &ts) || ts.nstates != b->nstates) {
+	if (!v->have_start || dvfs_read(d, v, &ts) || ts->nstates != b->nstates) {
 		if (!v->said)
 			drm_diag(d, "devfreq %s: trans_stat unreadable or changed: its GPU's samples are unpriced",
 				 v->name);
 		v->said = true;
+		hwtel_gpu_trans_stat_free(ts);
 		if (v->have_start)
-			v->base = v->start;
+			dvfs_rebase(v);
 		return;
 	}
-	for (i = 0; i < ts.nstates; i++) {
-		bool in = (int)i == b->cur || (int)i == ts.cur ||
-			  ts.time_ms[i] > b->time_ms[i] || ts.to_count[i] > b->to_count[i];
+	for (i = 0; i < ts->nstates; i++) {
+		bool in = (int)i == b->cur || (int)i == ts->cur ||
+			  ts->time_ms[i] > b->time_ms[i] || ts->to_count[i] > b->to_count[i];
 
 		if (!in)
 			continue;
 		v->vis[v->nvis] = i;
-		v->w[v->nvis] = ts.time_ms[i] >= b->time_ms[i] ? ts.time_ms[i] - b->time_ms[i] : 0;
+		v->w[v->nvis] = ts->time_ms[i] >= b->time_ms[i] ? ts->time_ms[i] - b->time_ms[i] : 0;
 		v->nvis++;
 	}
+	hwtel_gpu_trans_stat_free(v->prev);
 	v->prev = ts;
-	v->base = v->start;
+	dvfs_rebase(v);
 }
 
 static int dvfs_of_rdev(struct hwtel_gpu_drm *d, uint64_t rdev)
@@ -721,7 +984,7 @@ static int cons_of(struct hwtel_gpu_drm *d, int pid)
 
 static u128 pw_raw(const struct drm_dvfs *v, unsigned int s)
 {
-	return (u128)v->prev.hz[s] * v->uv[s] * v->uv[s];
+	return (u128)v->prev->hz[s] * v->uv[s] * v->uv[s];
 }
 
 /* Price @dt ns of busy time (@dc cycles when @has_c) of a client on @v */
@@ -765,7 +1028,7 @@ static void price(struct hwtel_gpu_drm *d, struct drm_client *c, int unit, uint6
 	if (v->nvis == 2 && has_c) {
 		/* t_a + t_b = dt, f_a t_a + f_b t_b = dc x 1e9: exact */
 		unsigned int a = v->vis[0], b = v->vis[1];
-		__int128 fa = (__int128)v->prev.hz[a], fb = (__int128)v->prev.hz[b];
+		__int128 fa = (__int128)v->prev->hz[a], fb = (__int128)v->prev->hz[b];
 		__int128 num = (__int128)dc * 1000000000 - fa * (__int128)dt;
 		__int128 den = fb - fa, tb;
 
@@ -1150,6 +1413,8 @@ void hwtel_gpu_drm_free(struct hwtel_gpu_drm *d)
 	free(d->bad);
 	free(d->cons);
 	free(d->fold);
+	for (i = 0; i < d->ndvfs; i++)
+		dvfs_release(&d->dvfs[i]);
 	free(d->dvfs);
 	free(d->opp);
 	free(d->rep.consumers);
@@ -1286,11 +1551,11 @@ static int build(struct hwtel_gpu_drm *d, bool cum, uint64_t t0, uint64_t t1)
 	for (i = 0; i < n; i++)
 		cs[i].share = total ? (double)cs[i].energy_pj / r->energy_pj : 0;
 	qsort(cs, n, sizeof(*cs), cmp_cons);
-	if (d->ndvfs && d->dvfs[0].prev.cur >= 0 && d->dvfs[0].uv[d->dvfs[0].prev.cur]) {
-		int s = d->dvfs[0].prev.cur;
+	if (d->ndvfs && d->dvfs[0].prev->cur >= 0 && d->dvfs[0].uv[d->dvfs[0].prev->cur]) {
+		int s = d->dvfs[0].prev->cur;
 
 		r->opp_known = true;
-		r->opp.mhz = (uint32_t)(d->dvfs[0].prev.hz[s] / 1000000u);
+		r->opp.mhz = (uint32_t)(d->dvfs[0].prev->hz[s] / 1000000u);
 		r->opp.mv = (uint32_t)(d->dvfs[0].uv[s] / 1000u);
 	} else if (!d->ndvfs && d->init_set) {
 		r->opp_known = true;

@@ -190,31 +190,179 @@ static const char trans[] =
 
 TEST(trans_stat)
 {
-	struct hwtel_gpu_trans_stat ts;
+	struct hwtel_gpu_trans_stat *ts;
 	char why[128] = "";
 
 	CHECK_EQ(hwtel_gpu_trans_stat_parse(trans, strlen(trans), &ts, why, sizeof(why)), 0);
-	CHECK_EQ(ts.nstates, 3);
-	CHECK_EQ(ts.cur, 2);
-	CHECK_U64(ts.hz[1], 300000000);
-	CHECK_U64(ts.time_ms[0], 2176);
-	CHECK_U64(ts.time_ms[2], 360);
-	CHECK_U64(ts.to_count[0], 1);
-	CHECK_U64(ts.to_count[1], 1);
-	CHECK_U64(ts.to_count[2], 1);
-	CHECK_U64(ts.total, 3);
+	if (!ts)
+		return;
+	CHECK_EQ(ts->nstates, 3);
+	CHECK_EQ(ts->cur, 2);
+	CHECK_U64(ts->hz[1], 300000000);
+	CHECK_U64(ts->time_ms[0], 2176);
+	CHECK_U64(ts->time_ms[2], 360);
+	CHECK_U64(ts->to_count[0], 1);
+	CHECK_U64(ts->to_count[1], 1);
+	CHECK_U64(ts->to_count[2], 1);
+	CHECK_U64(ts->total, 3);
+	hwtel_gpu_trans_stat_free(ts);
 	CHECK_EQ(hwtel_gpu_trans_stat_parse("Not Supported.\n", 15, &ts, why, sizeof(why)),
 		 -ENOTSUP);
+	CHECK(ts == NULL);
+}
+
+/*
+ * A trans_stat as devfreq's trans_stat_show() prints it (drivers/devfreq/
+ * devfreq.c: "%10lu" frequencies, "%10u" transition counts, "%10llu" ms),
+ * for @n states at 100 MHz + 25 MHz steps, @cur the current one (the '*').
+ * Returns its length.
+ */
+static size_t kernel_trans_stat(char *buf, size_t size, unsigned int n, unsigned int cur)
+{
+	unsigned int i, j, total = 0;
+	size_t len = 0;
+
+	len += (size_t)snprintf(buf + len, size - len, "     From  :   To\n");
+	len += (size_t)snprintf(buf + len, size - len, "           :");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%10lu", 100000000ul + 25000000ul * i);
+	len += (size_t)snprintf(buf + len, size - len, "   time(ms)\n");
+	for (i = 0; i < n; i++) {
+		len += (size_t)snprintf(buf + len, size - len, "%s%10lu:", i == cur ? "*" : " ",
+					100000000ul + 25000000ul * i);
+		/* i -> i + 1 (i + 1) times, the last state -> the first once */
+		for (j = 0; j < n; j++) {
+			unsigned int t = j == (i + 1) % n ? (j ? i + 1 : 1) : 0;
+
+			total += t;
+			len += (size_t)snprintf(buf + len, size - len, "%10u", t);
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%10llu\n", 1000ull + 37ull * i);
+	}
+	len += (size_t)snprintf(buf + len, size - len, "Total transition : %u\n", total);
+	return len;
+}
+
+/*
+ * "%10lu" leaves no space before a frequency of 10 digits: from 1 GHz on
+ * the kernel's columns touch ("  975000000" then "1000000000").
+ */
+TEST(trans_stat_ghz)
+{
+	static const char text[] =
+		"     From  :   To\n"
+		"           : 97500000010000000001200000000   time(ms)\n"
+		"  975000000:         0         2         0       100\n"
+		" 1000000000:         1         0         1        20\n"
+		"*1200000000:         1         0         0      4000\n"
+		"Total transition : 5\n";
+	struct hwtel_gpu_trans_stat *ts;
+	char why[128] = "";
+	int ret;
+
+	ret = hwtel_gpu_trans_stat_parse(text, strlen(text), &ts, why, sizeof(why));
+	if (ret)
+		printf("#   why: '%s'\n", why);
+	CHECK_EQ(ret, 0);
+	if (ret)
+		return;
+	CHECK_EQ(ts->nstates, 3);
+	CHECK_EQ(ts->cur, 2);
+	CHECK_U64(ts->hz[0], 975000000);
+	CHECK_U64(ts->hz[1], 1000000000);
+	CHECK_U64(ts->hz[2], 1200000000);
+	CHECK_U64(ts->time_ms[2], 4000);
+	CHECK_U64(ts->to_count[0], 2);
+	CHECK_U64(ts->to_count[1], 2);
+	CHECK_U64(ts->to_count[2], 1);
+	hwtel_gpu_trans_stat_free(ts);
+}
+
+/*
+ * devfreq has no limit on the number of states but the sysfs page: with
+ * 64 KiB pages (arm64) the 40 states here (17385 bytes) are printed whole.
+ */
+TEST(trans_stat_40_states)
+{
+	static char text[65536];
+	struct hwtel_gpu_trans_stat *ts;
+	char why[128] = "";
+	size_t len = kernel_trans_stat(text, sizeof(text), 40, 39);
+	unsigned int i;
+	int ret;
+
+	CHECK_EQ(len, 17385);
+	ret = hwtel_gpu_trans_stat_parse(text, len, &ts, why, sizeof(why));
+	if (ret)
+		printf("#   why: '%s'\n", why);
+	CHECK_EQ(ret, 0);
+	if (ret)
+		return;
+	CHECK_EQ(ts->nstates, 40);
+	CHECK_EQ(ts->cur, 39);
+	CHECK_U64(ts->total, 781);
+	for (i = 0; i < 40 && i < ts->nstates; i++) {
+		CHECK_U64(ts->hz[i], 100000000ull + 25000000ull * i);
+		CHECK_U64(ts->time_ms[i], 1000ull + 37ull * i);
+		/* into i from i - 1: i times; into 0 from 39: once */
+		CHECK_U64(ts->to_count[i], i ? i : 1);
+	}
+	hwtel_gpu_trans_stat_free(ts);
+}
+
+/*
+ * A table the kernel's page cannot hold (4 KiB pages: 18 states fit, 19
+ * do not). Kernels before commit 08e23d05fa6d ("PM / devfreq: Fix buffer
+ * overflow in trans_stat_show", v6.8, in the stable series since) write past
+ * the page and sysfs returns its first PAGE_SIZE - 1 bytes; kernels with
+ * it return the first PAGE_SIZE - 1 bytes when the frequency header alone
+ * does not fit (else -EFBIG from read()). Either text is cut: reported as
+ * such, not parsed.
+ */
+TEST(trans_stat_truncated)
+{
+	static char text[65536];
+	struct hwtel_gpu_trans_stat *ts;
+	char why[160] = "";
+	unsigned int i;
+	size_t len;
+	int ret;
+
+	CHECK_EQ(kernel_trans_stat(text, sizeof(text), 18, 0), 3899);
+	CHECK_EQ(hwtel_gpu_trans_stat_parse(text, 3899, &ts, why, sizeof(why)), 0);
+	CHECK(ts && ts->nstates == 18);
+	hwtel_gpu_trans_stat_free(ts);
+	/* 19 states: 4302 bytes, cut in the last row */
+	CHECK_EQ(kernel_trans_stat(text, sizeof(text), 19, 0), 4302);
+	ret = hwtel_gpu_trans_stat_parse(text, 4095, &ts, why, sizeof(why));
+	printf("#   19 states, 4095 bytes: %d '%s'\n", ret, why);
+	CHECK_EQ(ret, -EFBIG);
+	CHECK(strstr(why, "truncated at 4095 bytes"));
+	CHECK(ts == NULL);
+	/* 410 states: the header line cut (a fixed kernel) */
+	len = (size_t)snprintf(text, sizeof(text), "     From  :   To\n           :");
+	for (i = 0; i < 410; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%10lu",
+					100000000ul + 1000000ul * i);
+	CHECK_EQ(len, 4130);
+	why[0] = '\0';
+	ret = hwtel_gpu_trans_stat_parse(text, 4095, &ts, why, sizeof(why));
+	printf("#   header of 4095 bytes: %d '%s'\n", ret, why);
+	CHECK_EQ(ret, -EFBIG);
+	CHECK(strstr(why, "truncated at 4095 bytes"));
 }
 
 TEST(trans_stat_malformed)
 {
 	static const char *const bad[] = {
-		"  200000000:  0  1\n",
-		"           : 200000000 300000000   time(ms)\n  200000000:  0  1\n",
-		"           : 200000000   time(ms)\n  300000000:  0  5\n",
-		"           : 2x   time(ms)\n",
+		"  200000000:  0  1\nTotal transition : 0\n",
+		"           : 200000000 300000000   time(ms)\n  200000000:  0  1\n"
+		"Total transition : 0\n",
+		"           : 200000000   time(ms)\n  300000000:  0  5\nTotal transition : 0\n",
+		"           : 2x   time(ms)\nTotal transition : 0\n",
 		"           : 200000000   time(ms)\n  200000000:  0  5\nTotal transition : y\n",
+		"           : 200000000   time(ms)\n  200000000:  0  5\n"
+		"           : 200000000   time(ms)\nTotal transition : 0\n",
 	};
 	static const char *const why_exp[] = {
 		"line 1: a row before the frequency header",
@@ -222,8 +370,9 @@ TEST(trans_stat_malformed)
 		"line 2: row of 3 numbers, expected 3 for 200000000 Hz",
 		"line 1: bad frequency '2x'",
 		"line 3: bad total",
+		"line 3: a second frequency header",
 	};
-	struct hwtel_gpu_trans_stat ts;
+	struct hwtel_gpu_trans_stat *ts;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -231,6 +380,7 @@ TEST(trans_stat_malformed)
 
 		CHECK_EQ(hwtel_gpu_trans_stat_parse(bad[i], strlen(bad[i]), &ts, why, sizeof(why)),
 			 -EINVAL);
+		CHECK(ts == NULL);
 		if (!strstr(why, why_exp[i]))
 			printf("#   case %u: '%s'\n", i, why);
 		CHECK(strstr(why, why_exp[i]));
