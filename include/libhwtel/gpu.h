@@ -56,8 +56,14 @@ enum hwtel_gpu_channel {
 #define HWTEL_GPU_SW_VOLTS		5	/* SOFTWARE: d0 = mV */
 #define HWTEL_GPU_GPU_FREQ_VOLT		10	/* GPU: d0 = MHz, d1 = mV */
 
-/* Units reported: index 0 = GP0, 1..8 = PP0..PP7 */
-#define HWTEL_GPU_UNITS			9
+/*
+ * The units of a Mali Utgard: index 0 = GP0, 1..8 = PP0..PP7 (one
+ * geometry processor and up to eight pixel processors: the architecture's
+ * own limit, the channels of its profiling stream). A report's units are
+ * these for the Mali source, the engines seen for the DRM source (any
+ * number): see struct hwtel_gpu_report's nunits.
+ */
+#define HWTEL_GPU_MALI_UNITS		9
 #define HWTEL_GPU_REF_MHZ		266u
 #define HWTEL_GPU_REF_MV		1000u
 /* mV^2 x MHz x ns in one micro-pseudo-joule */
@@ -103,8 +109,8 @@ struct hwtel_gpu_consumer {
 	unsigned int life;
 	char comm[32];			/* "" when unknown */
 	char cmdline[256];
-	uint64_t busy_ns[HWTEL_GPU_UNITS];
-	uint64_t jobs[HWTEL_GPU_UNITS];	/* jobs that started in the interval */
+	uint64_t *busy_ns;		/* [nunits of the report] */
+	uint64_t *jobs;			/* [nunits]: jobs that started in the interval */
 	uint64_t busy_total_ns;
 	uint64_t unpriced_ns;		/* busy time while the operating point was unknown */
 	uint64_t energy_upj;		/* micro-PJ at known operating points, rounded */
@@ -118,8 +124,11 @@ struct hwtel_gpu_report {
 	double seconds;
 	unsigned int nconsumers;
 	struct hwtel_gpu_consumer *consumers;	/* sorted by energy, descending */
-	uint64_t busy_ns[HWTEL_GPU_UNITS];
-	uint64_t jobs[HWTEL_GPU_UNITS];
+	/* units (engines): Mali GP0, PP0..PP7; DRM the engines seen, in order */
+	unsigned int nunits;
+	const char *const *unit_names;	/* [nunits] */
+	uint64_t *busy_ns;		/* [nunits] */
+	uint64_t *jobs;			/* [nunits] */
 	uint64_t energy_upj;		/* GPU total at known operating points */
 	double energy_pj;
 	double mean_pw;
@@ -137,8 +146,6 @@ struct hwtel_gpu_report {
 		      start_while_running, open_at_end, ignored, dvfs_changes;
 	/* Appended for the DRM source (--source drm); zero for Mali. */
 	const char *source;		/* "mali" or "drm" (NULL: "mali") */
-	/* unit (engine) names; unit_names[0][0] == '\0': GP0, PP0..PP7 */
-	char unit_names[HWTEL_GPU_UNITS][24];
 	uint64_t estimated_ns;		/* busy time priced by the proportional rule */
 	uint64_t bound_upj;		/* bound of that estimate's error */
 	unsigned long clients;		/* DRM clients (open files) seen */
@@ -151,7 +158,7 @@ struct hwtel_gpu_report {
 	 * open after the gap (per unit) is not billed to anyone.
 	 */
 	unsigned long lost_stops;
-	uint64_t unbilled_ns[HWTEL_GPU_UNITS];
+	uint64_t *unbilled_ns;		/* [nunits] */
 	/* STOPs that were the first event of an idle unit after a record gap:
 	 * their START was lost (in the gap, or past the driver's buffer) */
 	unsigned long lost_starts;
@@ -283,27 +290,30 @@ struct hwtel_gpu_fdinfo_engine {
 	uint64_t total_cycles;
 };
 
+/* Allocated by the library (hwtel_gpu_fdinfo_parse()), any number of engines */
 struct hwtel_gpu_fdinfo {
 	char driver[32];
 	uint64_t client_id;
 	unsigned int nengines;
-	struct hwtel_gpu_fdinfo_engine engine[HWTEL_GPU_UNITS];
+	struct hwtel_gpu_fdinfo_engine *engine;	/* [nengines], in order of appearance */
 	unsigned long lines, malformed;
 };
 
 /*
- * Parse the text of one fdinfo file. Lines that are not drm- keys, and
- * drm- keys this parser does not use (memory, pdev...), are skipped
- * silently; a malformed drm-driver, drm-client-id, drm-engine-,
+ * Parse the text of one fdinfo file into a new *@out (freed with
+ * hwtel_gpu_fdinfo_free(); NULL only for -ENOMEM). Lines that are not
+ * drm- keys, and drm- keys this parser does not use (memory, pdev...), are
+ * skipped silently; a malformed drm-driver, drm-client-id, drm-engine-,
  * drm-cycles-, drm-total-cycles-, drm-maxfreq- or drm-curfreq- line (no
  * value, not a number, a wrong unit, a duplicate, a name over 23
- * characters, a tenth engine) is
- * reported to @diag as "@what:LINE: reason", counted and skipped. Returns
- * 0 for a DRM client, -ENOENT when there is no drm-driver line (not a DRM
- * file), -EINVAL when drm-client-id is missing or malformed.
+ * characters) is reported to @diag as "@what:LINE: reason", counted and
+ * skipped. Returns 0 for a DRM client, -ENOENT when there is no drm-driver
+ * line (not a DRM file), -EINVAL when drm-client-id is missing or
+ * malformed, -ENOMEM.
  */
-int hwtel_gpu_fdinfo_parse(const char *buf, size_t len, struct hwtel_gpu_fdinfo *out,
+int hwtel_gpu_fdinfo_parse(const char *buf, size_t len, struct hwtel_gpu_fdinfo **out,
 			   FILE *diag, const char *what);
+void hwtel_gpu_fdinfo_free(struct hwtel_gpu_fdinfo *fi);
 
 /*
  * /sys/class/devfreq/NAME/trans_stat, any number of states (devfreq has

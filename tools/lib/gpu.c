@@ -23,13 +23,13 @@ __extension__ typedef unsigned __int128 u128;
  * runs at 100 GHz or 100 V, nor below 0.1 MHz or 0.1 V) */
 #define HZ_UV_MIN	100000u
 
-static const char *const unit_names[HWTEL_GPU_UNITS] = {
+static const char *const unit_names[HWTEL_GPU_MALI_UNITS] = {
 	"GP0", "PP0", "PP1", "PP2", "PP3", "PP4", "PP5", "PP6", "PP7",
 };
 
 const char *hwtel_gpu_unit_name(unsigned int unit)
 {
-	return unit < HWTEL_GPU_UNITS ? unit_names[unit] : "?";
+	return unit < HWTEL_GPU_MALI_UNITS ? unit_names[unit] : "?";
 }
 
 int hwtel_gpu_channel_unit(unsigned int channel)
@@ -174,8 +174,8 @@ bad:
 enum { SET_IVL, SET_CUM, NSETS };
 
 struct acc {
-	uint64_t busy[HWTEL_GPU_UNITS];
-	uint64_t jobs[HWTEL_GPU_UNITS];
+	uint64_t busy[HWTEL_GPU_MALI_UNITS];
+	uint64_t jobs[HWTEL_GPU_MALI_UNITS];
 	uint64_t unpriced_ns;
 	uint64_t carried_ns;	/* priced with a value carried over a lone half */
 	u128 raw;
@@ -268,7 +268,7 @@ struct hwtel_gpu {
 	struct pid_ent *pids;	/* open addressing, size npids_cap (a power of 2) */
 	unsigned int npids, npids_cap;
 
-	struct unit_state unit[HWTEL_GPU_UNITS];
+	struct unit_state unit[HWTEL_GPU_MALI_UNITS];
 	struct acc total[NSETS];
 
 	struct hwtel_gpu_event *ev;
@@ -284,7 +284,10 @@ struct hwtel_gpu {
 
 	struct hwtel_gpu_report rep[NSETS];
 	unsigned long cnt[NSETS][16];
-	uint64_t unbilled[NSETS][HWTEL_GPU_UNITS];
+	uint64_t unbilled[NSETS][HWTEL_GPU_MALI_UNITS];
+	/* the reports' per-unit totals */
+	uint64_t rbusy[NSETS][HWTEL_GPU_MALI_UNITS], rjobs[NSETS][HWTEL_GPU_MALI_UNITS];
+	uint64_t runbilled[NSETS][HWTEL_GPU_MALI_UNITS];
 	uint64_t overflow_ns[NSETS];
 };
 
@@ -333,7 +336,7 @@ void hwtel_gpu_free(struct hwtel_gpu *g)
 	free(g->table);
 	free(g->lives);
 	free(g->cons);
-	free(g->fold);
+	hwtel_gpu_fold_free(g->fold, g->nfold);
 	free(g->pids);
 	free(g->ev);
 	free(g);
@@ -699,7 +702,7 @@ static void account_all(struct hwtel_gpu *g, uint64_t ts)
 {
 	unsigned int i;
 
-	for (i = 0; i < HWTEL_GPU_UNITS; i++)
+	for (i = 0; i < HWTEL_GPU_MALI_UNITS; i++)
 		if (g->unit[i].open)
 			account(g, i, ts);
 }
@@ -990,12 +993,41 @@ static int cons_cmp(const void *a, const void *b)
 	return x->life < y->life ? -1 : x->life > y->life;
 }
 
+struct hwtel_gpu_consumer *hwtel_gpu_consumers_new(unsigned int n, unsigned int nunits)
+{
+	struct hwtel_gpu_consumer *c;
+	uint64_t *pool;
+	unsigned int i;
+
+	if (!n)
+		n = 1;
+	c = calloc(1, n * sizeof(*c) + 2 * (size_t)n * nunits * sizeof(uint64_t));
+	if (!c)
+		return NULL;
+	pool = (uint64_t *)(c + n);
+	for (i = 0; i < n; i++) {
+		c[i].busy_ns = pool + 2 * (size_t)i * nunits;
+		c[i].jobs = c[i].busy_ns + nunits;
+	}
+	return c;
+}
+
+void hwtel_gpu_fold_free(struct hwtel_gpu_fold *fold, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		free(fold[i].busy);
+	free(fold);
+}
+
 /*
  * One entry per name, as the Prometheus series: no cap that would move a
  * name's lives to another entry and its counter to another series.
  */
 int hwtel_gpu_fold_add(struct hwtel_gpu_fold **fold, unsigned int *n, const char *comm,
-		       const uint64_t *busy, const uint64_t *jobs, uint64_t unpriced_ns, u128 raw)
+		       const uint64_t *busy, const uint64_t *jobs, unsigned int nunits,
+		       uint64_t unpriced_ns, u128 raw)
 {
 	struct hwtel_gpu_fold *f = NULL;
 	unsigned int i;
@@ -1008,11 +1040,27 @@ int hwtel_gpu_fold_add(struct hwtel_gpu_fold **fold, unsigned int *n, const char
 		if (!f)
 			return -ENOMEM;
 		*fold = f;
-		f = &f[(*n)++];
+		f = &f[*n];
 		memset(f, 0, sizeof(*f));
 		snprintf(f->comm, sizeof(f->comm), "%s", comm);
 	}
-	for (i = 0; i < HWTEL_GPU_UNITS; i++) {
+	if (nunits > f->nunits) {
+		uint64_t *nb = calloc(2 * (size_t)nunits, sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		for (i = 0; i < f->nunits; i++) {
+			nb[i] = f->busy[i];
+			nb[nunits + i] = f->jobs[i];
+		}
+		free(f->busy);
+		f->busy = nb;
+		f->jobs = nb + nunits;
+		f->nunits = nunits;
+	}
+	if (f == &(*fold)[*n])
+		(*n)++;
+	for (i = 0; i < nunits; i++) {
 		f->busy[i] += busy[i];
 		f->jobs[i] += jobs ? jobs[i] : 0;
 	}
@@ -1079,7 +1127,7 @@ static void fold_ended(struct hwtel_gpu *g, uint64_t t1)
 		pid_find(g, g->cons[i].pid)->cons = -1;
 	for (i = 0; i < g->ncons; i++)
 		g->cons[i].pin = false;
-	for (i = 0; i < HWTEL_GPU_UNITS; i++) {
+	for (i = 0; i < HWTEL_GPU_MALI_UNITS; i++) {
 		const struct unit_state *u = &g->unit[i];
 
 		if (!u->open)
@@ -1094,7 +1142,7 @@ static void fold_ended(struct hwtel_gpu *g, uint64_t t1)
 
 		if (!c->pin && c->life >= 0 && g->lives[c->life].end <= t1 &&
 		    !hwtel_gpu_fold_add(&g->fold, &g->nfold, g->lives[c->life].comm, a->busy,
-					a->jobs, a->unpriced_ns, a->raw)) {
+					a->jobs, HWTEL_GPU_MALI_UNITS, a->unpriced_ns, a->raw)) {
 			map[i] = UINT_MAX;
 			continue;
 		}
@@ -1102,7 +1150,7 @@ static void fold_ended(struct hwtel_gpu *g, uint64_t t1)
 		g->cons[n++] = *c;
 	}
 	g->ncons = n;
-	for (i = 0; i < HWTEL_GPU_UNITS; i++) {
+	for (i = 0; i < HWTEL_GPU_MALI_UNITS; i++) {
 		struct unit_state *u = &g->unit[i];
 
 		if (!u->open)
@@ -1162,7 +1210,7 @@ int hwtel_gpu_fold_report(const struct hwtel_gpu_fold *fold, unsigned int n, u12
 
 	if (!n)
 		return 0;
-	r->exited = calloc(n, sizeof(*r->exited));
+	r->exited = hwtel_gpu_consumers_new(n, r->nunits);
 	if (!r->exited)
 		return hwtel_err(-ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
@@ -1171,11 +1219,12 @@ int hwtel_gpu_fold_report(const struct hwtel_gpu_fold *fold, unsigned int n, u12
 
 		o->life = f->lives > UINT_MAX ? UINT_MAX : (unsigned int)f->lives;
 		snprintf(o->comm, sizeof(o->comm), "%s", f->comm);
-		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+		for (k = 0; k < f->nunits && k < r->nunits; k++) {
 			o->busy_ns[k] = f->busy[k];
 			o->jobs[k] = f->jobs[k];
-			o->busy_total_ns += f->busy[k];
 		}
+		for (k = 0; k < f->nunits; k++)
+			o->busy_total_ns += f->busy[k];
 		o->unpriced_ns = f->unpriced_ns;
 		o->energy_upj = f->upj;
 		o->energy_pj = raw_to_pj(f->raw);
@@ -1199,7 +1248,12 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 	r->t0_ns = t0;
 	r->t1_ns = t1;
 	r->seconds = (double)(t1 - t0) / 1e9;
-	r->consumers = calloc(g->ncons ? g->ncons : 1, sizeof(*r->consumers));
+	r->nunits = HWTEL_GPU_MALI_UNITS;
+	r->unit_names = unit_names;
+	r->busy_ns = g->rbusy[s];
+	r->jobs = g->rjobs[s];
+	r->unbilled_ns = g->runbilled[s];
+	r->consumers = hwtel_gpu_consumers_new(g->ncons, HWTEL_GPU_MALI_UNITS);
 	if (!r->consumers)
 		return hwtel_err(-ENOMEM, "out of memory");
 	for (i = 0; i < g->ncons; i++) {
@@ -1208,14 +1262,15 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 		struct hwtel_gpu_consumer *o = &r->consumers[n];
 		uint64_t jobs = 0;
 
-		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+		for (k = 0; k < HWTEL_GPU_MALI_UNITS; k++) {
 			o->busy_ns[k] = a->busy[k];
 			o->jobs[k] = a->jobs[k];
 			o->busy_total_ns += a->busy[k];
 			jobs += a->jobs[k];
 		}
 		if (!jobs && !o->busy_total_ns) {
-			memset(o, 0, sizeof(*o));
+			memset(o->busy_ns, 0, HWTEL_GPU_MALI_UNITS * sizeof(*o->busy_ns));
+			memset(o->jobs, 0, HWTEL_GPU_MALI_UNITS * sizeof(*o->jobs));
 			continue;
 		}
 		o->pid = c->pid;
@@ -1244,7 +1299,7 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 	}
 	r->nconsumers = n;
 	qsort(r->consumers, n, sizeof(*r->consumers), cons_cmp);
-	for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+	for (k = 0; k < HWTEL_GPU_MALI_UNITS; k++) {
 		r->busy_ns[k] = t->busy[k];
 		r->jobs[k] = t->jobs[k];
 	}
@@ -1274,7 +1329,7 @@ static int build(struct hwtel_gpu *g, unsigned int s, uint64_t t0, uint64_t t1)
 	r->dvfs_changes = g->cnt[s][C_DVFS];
 	r->lost_stops = g->cnt[s][C_LOST_STOP];
 	r->lost_starts = g->cnt[s][C_LOST_START];
-	memcpy(r->unbilled_ns, g->unbilled[s], sizeof(r->unbilled_ns));
+	memcpy(r->unbilled_ns, g->unbilled[s], sizeof(g->unbilled[s]));
 	r->overflows = g->cnt[s][C_OVERFLOW];
 	r->overflow_ns = g->overflow_ns[s];
 	return s == SET_CUM ? hwtel_gpu_fold_report(g->fold, g->nfold, t->raw, r) : 0;
@@ -1324,7 +1379,7 @@ int hwtel_gpu_interval(struct hwtel_gpu *g, uint64_t t1_ns,
 	 * is counted up to here (up to the last event of a full recording) and
 	 * billed after that only if its STOP comes.
 	 */
-	for (i = 0; i < HWTEL_GPU_UNITS; i++) {
+	for (i = 0; i < HWTEL_GPU_MALI_UNITS; i++) {
 		struct unit_state *u = &g->unit[i];
 
 		u->fresh = true;

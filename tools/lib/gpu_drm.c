@@ -82,25 +82,42 @@ static int parse_value(const char *v, const char *unit, uint64_t *out)
 	return 0;
 }
 
+/* The engine @name of @o, a new one if needed; NULL: out of memory */
 static struct hwtel_gpu_fdinfo_engine *engine_of(struct hwtel_gpu_fdinfo *o, const char *name,
-						 size_t nlen)
+						 size_t nlen, unsigned int *cap)
 {
+	struct hwtel_gpu_fdinfo_engine *e;
 	unsigned int i;
 
 	for (i = 0; i < o->nengines; i++)
 		if (strlen(o->engine[i].name) == nlen && !memcmp(o->engine[i].name, name, nlen))
 			return &o->engine[i];
-	if (o->nengines == HWTEL_GPU_UNITS)
-		return NULL;
-	memset(&o->engine[o->nengines], 0, sizeof(o->engine[0]));
-	memcpy(o->engine[o->nengines].name, name, nlen);
-	o->engine[o->nengines].name[nlen] = '\0';
-	return &o->engine[o->nengines++];
+	if (o->nengines == *cap) {
+		e = realloc(o->engine, (*cap ? 2 * *cap : 8) * sizeof(*e));
+		if (!e)
+			return NULL;
+		o->engine = e;
+		*cap = *cap ? 2 * *cap : 8;
+	}
+	e = &o->engine[o->nengines++];
+	memset(e, 0, sizeof(*e));
+	memcpy(e->name, name, nlen);
+	e->name[nlen] = '\0';
+	return e;
 }
 
-int hwtel_gpu_fdinfo_parse(const char *buf, size_t len, struct hwtel_gpu_fdinfo *o,
+void hwtel_gpu_fdinfo_free(struct hwtel_gpu_fdinfo *fi)
+{
+	if (fi)
+		free(fi->engine);
+	free(fi);
+}
+
+int hwtel_gpu_fdinfo_parse(const char *buf, size_t len, struct hwtel_gpu_fdinfo **out,
 			   FILE *diag, const char *what)
 {
+	struct hwtel_gpu_fdinfo *o;
+	unsigned int cap = 0;
 	static const struct {
 		const char *prefix, *unit;
 		int kind;
@@ -116,7 +133,9 @@ int hwtel_gpu_fdinfo_parse(const char *buf, size_t len, struct hwtel_gpu_fdinfo 
 	char line[512];
 
 	hwtel_clear_error();
-	memset(o, 0, sizeof(*o));
+	*out = o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *ls = p;
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -203,12 +222,11 @@ int hwtel_gpu_fdinfo_parse(const char *buf, size_t len, struct hwtel_gpu_fdinfo 
 				o->malformed++;
 				continue;
 			}
-			e = engine_of(o, name, nlen);
+			e = engine_of(o, name, nlen, &cap);
 			if (!e) {
-				diag_line(diag, what, o->lines, "%s: more than %u engines, skipped",
-					  key, HWTEL_GPU_UNITS);
-				o->malformed++;
-				continue;
+				hwtel_gpu_fdinfo_free(o);
+				*out = NULL;
+				return -ENOMEM;
 			}
 			switch (keys[k].kind) {
 			case 0:
@@ -523,9 +541,10 @@ struct drm_cons {
 	uint64_t start;			/* /proc/PID/stat starttime */
 	unsigned int life;
 	char comm[32], cmdline[256];
-	uint64_t busy[HWTEL_GPU_UNITS], unpriced;
+	unsigned int nunits;		/* of busy and cbusy (the units seen when it last grew) */
+	uint64_t *busy, unpriced;
 	u128 raw;
-	uint64_t cbusy[HWTEL_GPU_UNITS], cunpriced;
+	uint64_t *cbusy, cunpriced;
 	u128 craw;
 };
 
@@ -537,14 +556,14 @@ struct drm_client {
 	bool seen;
 	uint64_t t_read;		/* d->now() of the last read */
 	unsigned long malformed;
-	unsigned int nengines;
-	struct {
+	unsigned int nengines, cap;
+	struct drm_engine {
 		char name[24];
 		uint64_t busy, cycles, total;
 		bool has_cycles, share;	/* share: xe's cycles and total cycles */
 		uint64_t pdt, pdc;	/* pending: read, not priced yet */
 		bool pc;
-	} e[HWTEL_GPU_UNITS];
+	} *e;				/* [nengines] */
 };
 
 struct drm_bad {
@@ -573,9 +592,8 @@ struct hwtel_gpu_drm {
 	/* the consumers whose process ended, once reported (fold_gone()) */
 	struct hwtel_gpu_fold *fold;
 	unsigned int nfold;
-	char units[HWTEL_GPU_UNITS][24];
+	char **units;			/* engine names, in order of appearance */
 	unsigned int nunits;
-	bool units_full_said;
 	uint64_t t0, cum_t0;
 	/* interval diagnostics */
 	uint64_t est_ns, cest_ns;
@@ -910,21 +928,22 @@ static int dvfs_of_rdev(struct hwtel_gpu_drm *d, uint64_t rdev)
 	return -1;
 }
 
+/* The unit of engine @name, a new one if needed; -1: out of memory */
 static int unit_of(struct hwtel_gpu_drm *d, const char *name)
 {
 	unsigned int i;
+	char **nu;
 
 	for (i = 0; i < d->nunits; i++)
 		if (!strcmp(d->units[i], name))
 			return (int)i;
-	if (d->nunits == HWTEL_GPU_UNITS) {
-		if (!d->units_full_said)
-			drm_diag(d, "engine %s: more than %u engine names, not reported", name,
-				 HWTEL_GPU_UNITS);
-		d->units_full_said = true;
+	nu = realloc(d->units, (d->nunits + 1) * sizeof(*nu));
+	if (!nu)
 		return -1;
-	}
-	snprintf(d->units[d->nunits], sizeof(d->units[0]), "%s", name);
+	d->units = nu;
+	d->units[d->nunits] = strdup(name);
+	if (!d->units[d->nunits])
+		return -1;
 	return (int)d->nunits++;
 }
 
@@ -996,7 +1015,22 @@ static void price(struct hwtel_gpu_drm *d, struct drm_client *c, int unit, uint6
 	u128 raw = 0, pmin = 0, pmax = 0;
 	unsigned int i;
 
-	if (unit >= 0) {
+	if (unit >= 0 && (unsigned int)unit >= k->nunits) {
+		unsigned int n = d->nunits, j;
+		uint64_t *nb = calloc(2 * (size_t)n, sizeof(*nb));
+
+		if (nb) {
+			for (j = 0; j < k->nunits; j++) {
+				nb[j] = k->busy[j];
+				nb[n + j] = k->cbusy[j];
+			}
+			free(k->busy);
+			k->busy = nb;
+			k->cbusy = nb + n;
+			k->nunits = n;
+		}
+	}
+	if (unit >= 0 && (unsigned int)unit < k->nunits) {
 		k->busy[unit] += dt;
 		k->cbusy[unit] += dt;
 	}
@@ -1116,8 +1150,14 @@ static void account(struct hwtel_gpu_drm *d, struct drm_client *c,
 			if (!strcmp(c->e[j].name, e->name))
 				break;
 		if (j == c->nengines) {
-			if (j == HWTEL_GPU_UNITS)
-				continue;
+			if (j == c->cap) {
+				struct drm_engine *ne = realloc(c->e, (j ? 2 * j : 4) * sizeof(*ne));
+
+				if (!ne)
+					continue;
+				c->e = ne;
+				c->cap = j ? 2 * j : 4;
+			}
 			memset(&c->e[j], 0, sizeof(c->e[j]));
 			snprintf(c->e[j].name, sizeof(c->e[j].name), "%s", e->name);
 			c->e[j].has_cycles = e->has_cycles;
@@ -1208,7 +1248,7 @@ static int scan_fd(struct hwtel_gpu_drm *d, int pid, int fddir, int infodir, con
 		   bool baseline)
 {
 	char buf[16384], what[PATH_MAX + 400];
-	struct hwtel_gpu_fdinfo fi;
+	struct hwtel_gpu_fdinfo *fi = NULL;
 	struct drm_client *c;
 	struct stat st;
 	uint64_t now;
@@ -1223,8 +1263,10 @@ static int scan_fd(struct hwtel_gpu_drm *d, int pid, int fddir, int infodir, con
 		return 0;
 	snprintf(what, sizeof(what), "%s%s/%d/fdinfo/%s", d->prefix, d->proc, pid, fdname);
 	ret = hwtel_gpu_fdinfo_parse(buf, (size_t)n, &fi, NULL, what);
-	if (ret == -ENOENT)
-		return 0;
+	if (ret == -ENOENT || ret == -ENOMEM) {
+		hwtel_gpu_fdinfo_free(fi);
+		return ret == -ENOMEM ? ret : 0;
+	}
 	if (ret) {
 		unsigned int i;
 		struct drm_bad *nb;
@@ -1233,6 +1275,7 @@ static int scan_fd(struct hwtel_gpu_drm *d, int pid, int fddir, int infodir, con
 			if (d->bad[i].pid == pid && d->bad[i].fd == atoi(fdname) &&
 			    d->bad[i].rdev == st.st_rdev) {
 				d->bad[i].seen = true;
+				hwtel_gpu_fdinfo_free(fi);
 				return 0;
 			}
 		nb = realloc(d->bad, (d->nbad + 1) * sizeof(*nb));
@@ -1241,40 +1284,51 @@ static int scan_fd(struct hwtel_gpu_drm *d, int pid, int fddir, int infodir, con
 			d->bad[d->nbad++] = (struct drm_bad){ pid, atoi(fdname), st.st_rdev, true };
 		}
 	}
-	c = ret ? NULL : client_find(d, st.st_rdev, fi.client_id);
-	if (ret || !c || fi.malformed != c->malformed) {
+	c = ret ? NULL : client_find(d, st.st_rdev, fi->client_id);
+	if (ret || !c || fi->malformed != c->malformed) {
 		/* diagnostics once per client, again when they change */
-		hwtel_gpu_fdinfo_parse(buf, (size_t)n, &fi, d->diag, what);
-		d->malformed += fi.malformed;
-		d->cmalformed += fi.malformed;
-		if (ret)
+		hwtel_gpu_fdinfo_free(fi);
+		if (hwtel_gpu_fdinfo_parse(buf, (size_t)n, &fi, d->diag, what) == -ENOMEM)
+			return -ENOMEM;
+		d->malformed += fi->malformed;
+		d->cmalformed += fi->malformed;
+		if (ret) {
+			hwtel_gpu_fdinfo_free(fi);
 			return 0;
+		}
 	}
-	if (c && c->seen)
+	if (c && c->seen) {
+		hwtel_gpu_fdinfo_free(fi);
 		return 0;		/* the same open file in another fd or process */
+	}
 	if (!c) {
 		struct drm_client *ncl = realloc(d->cl, (d->ncl + 1) * sizeof(*ncl));
 		int k;
 
-		if (!ncl)
+		if (!ncl) {
+			hwtel_gpu_fdinfo_free(fi);
 			return -ENOMEM;
+		}
 		d->cl = ncl;
 		k = cons_of(d, pid);
-		if (k < 0)
+		if (k < 0) {
+			hwtel_gpu_fdinfo_free(fi);
 			return k;
+		}
 		c = &d->cl[d->ncl++];
 		memset(c, 0, sizeof(*c));
 		c->rdev = st.st_rdev;
-		c->id = fi.client_id;
+		c->id = fi->client_id;
 		c->cons = (unsigned int)k;
 		c->dvfs = dvfs_of_rdev(d, st.st_rdev);
 		c->held = d->hold && d->own_proc ? hold_fd(pid, atoi(fdname)) : -1;
 		d->clients++;
 		d->cclients++;
 	}
-	c->malformed = fi.malformed;
+	c->malformed = fi->malformed;
 	c->seen = true;
-	account(d, c, &fi, baseline, now);
+	account(d, c, fi, baseline, now);
+	hwtel_gpu_fdinfo_free(fi);
 	return 0;
 }
 
@@ -1352,16 +1406,17 @@ static int scan(struct hwtel_gpu_drm *d, bool baseline)
 			continue;
 		if (c->held >= 0) {
 			char buf[16384], name[32];
-			struct hwtel_gpu_fdinfo fi;
+			struct hwtel_gpu_fdinfo *fi = NULL;
 			ssize_t n;
 
 			snprintf(name, sizeof(name), "/proc/self/fdinfo/%d", c->held);
 			n = slurp_at(AT_FDCWD, name, buf, sizeof(buf));
 			if (n > 0 && !hwtel_gpu_fdinfo_parse(buf, (size_t)n, &fi, NULL, name) &&
-			    fi.client_id == c->id)
-				account(d, c, &fi, false, d->now());
+			    fi->client_id == c->id)
+				account(d, c, fi, false, d->now());
 			else
 				d->lost++, d->clost++;
+			hwtel_gpu_fdinfo_free(fi);
 			close(c->held);
 			c->held = -1;
 		} else {
@@ -1373,10 +1428,12 @@ static int scan(struct hwtel_gpu_drm *d, bool baseline)
 		dvfs_end(d, &d->dvfs[i]);
 	for (i = 0; i < d->ncl;) {
 		price_pending(d, &d->cl[i]);
-		if (d->cl[i].seen)
+		if (d->cl[i].seen) {
 			i++;
-		else
+		} else {
+			free(d->cl[i].e);
 			d->cl[i] = d->cl[--d->ncl];
+		}
 	}
 	return 0;
 }
@@ -1406,20 +1463,29 @@ void hwtel_gpu_drm_free(struct hwtel_gpu_drm *d)
 
 	if (!d)
 		return;
-	for (i = 0; i < d->ncl; i++)
+	for (i = 0; i < d->ncl; i++) {
 		if (d->cl[i].held >= 0)
 			close(d->cl[i].held);
+		free(d->cl[i].e);
+	}
 	free(d->cl);
 	free(d->bad);
+	for (i = 0; i < d->ncons; i++)
+		free(d->cons[i].busy);
 	free(d->cons);
-	free(d->fold);
+	hwtel_gpu_fold_free(d->fold, d->nfold);
+	for (i = 0; i < d->nunits; i++)
+		free(d->units[i]);
+	free(d->units);
 	for (i = 0; i < d->ndvfs; i++)
 		dvfs_release(&d->dvfs[i]);
 	free(d->dvfs);
 	free(d->opp);
 	free(d->rep.consumers);
+	free(d->rep.busy_ns);
 	free(d->cum.consumers);
 	free(d->cum.exited);
+	free(d->cum.busy_ns);
 	free(d);
 }
 
@@ -1495,31 +1561,45 @@ static int cmp_cons(const void *a, const void *b)
 static int build(struct hwtel_gpu_drm *d, bool cum, uint64_t t0, uint64_t t1)
 {
 	struct hwtel_gpu_report *r = cum ? &d->cum : &d->rep;
+	/* no engine seen yet: one unit named "-" */
+	unsigned int i, k, n = 0, nu = d->nunits ? d->nunits : 1;
 	struct hwtel_gpu_consumer *cs;
-	unsigned int i, k, n = 0;
+	const char **names;
+	uint64_t *units;
 	u128 total = 0;
 
-	cs = calloc(d->ncons ? d->ncons : 1, sizeof(*cs));
-	if (!cs)
+	cs = hwtel_gpu_consumers_new(d->ncons, nu);
+	/* busy_ns, jobs and unbilled_ns (zero), then the names */
+	units = calloc(1, 3 * nu * sizeof(*units) + nu * sizeof(*names));
+	if (!cs || !units) {
+		free(cs);
+		free(units);
 		return hwtel_err(-ENOMEM, "out of memory");
+	}
 	free(r->consumers);
 	free(r->exited);
+	free(r->busy_ns);
 	memset(r, 0, sizeof(*r));
 	r->source = "drm";
 	r->t0_ns = t0;
 	r->t1_ns = t1;
 	r->seconds = (double)(t1 - t0) / 1e9;
-	for (k = 0; k < d->nunits; k++)
-		snprintf(r->unit_names[k], sizeof(r->unit_names[k]), "%s", d->units[k]);
-	if (!d->nunits)
-		snprintf(r->unit_names[0], sizeof(r->unit_names[0]), "-");
+	r->nunits = nu;
+	r->busy_ns = units;
+	r->jobs = units + nu;
+	r->unbilled_ns = units + 2 * nu;
+	names = (const char **)(units + 3 * nu);
+	for (k = 0; k < nu; k++)
+		names[k] = d->nunits ? d->units[k] : "-";
+	r->unit_names = names;
 	for (i = 0; i < d->ncons; i++) {
 		struct drm_cons *c = &d->cons[i];
 		const uint64_t *busy = cum ? c->cbusy : c->busy;
 		struct hwtel_gpu_consumer *o = &cs[n];
 		u128 raw = cum ? c->craw : c->raw;
 
-		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+		memset(o->busy_ns, 0, nu * sizeof(*o->busy_ns));
+		for (k = 0; k < c->nunits && k < nu; k++) {
 			o->busy_ns[k] = busy[k];
 			o->busy_total_ns += busy[k];
 			r->busy_ns[k] += busy[k];
@@ -1541,7 +1621,7 @@ static int build(struct hwtel_gpu_drm *d, bool cum, uint64_t t0, uint64_t t1)
 	r->consumers = cs;
 	/* the consumers summed per name count in the totals since the start */
 	for (i = 0; cum && i < d->nfold; i++) {
-		for (k = 0; k < HWTEL_GPU_UNITS; k++)
+		for (k = 0; k < d->fold[i].nunits && k < nu; k++)
 			r->busy_ns[k] += d->fold[i].busy[k];
 		total += d->fold[i].raw;
 	}
@@ -1598,12 +1678,14 @@ static void fold_gone(struct hwtel_gpu_drm *d)
 		uint64_t st, busy = c->cunpriced;
 		unsigned int k;
 
-		for (k = 0; k < HWTEL_GPU_UNITS; k++)
+		for (k = 0; k < c->nunits; k++)
 			busy += c->cbusy[k];
 		if (!used[i] && (proc_start(d, c->pid, &st) || st != c->start) &&
 		    (!busy || !hwtel_gpu_fold_add(&d->fold, &d->nfold, c->comm, c->cbusy, NULL,
-						  c->cunpriced, c->craw)))
+						  c->nunits, c->cunpriced, c->craw))) {
+			free(c->busy);
 			continue;
+		}
 		map[i] = n;
 		d->cons[n++] = *c;
 	}
@@ -1637,7 +1719,8 @@ int hwtel_gpu_drm_interval(struct hwtel_gpu_drm *d, uint64_t t1_ns,
 		return ret;
 	fold_gone(d);
 	for (i = 0; i < d->ncons; i++) {
-		memset(d->cons[i].busy, 0, sizeof(d->cons[i].busy));
+		if (d->cons[i].nunits)
+			memset(d->cons[i].busy, 0, d->cons[i].nunits * sizeof(*d->cons[i].busy));
 		d->cons[i].unpriced = 0;
 		d->cons[i].raw = 0;
 	}

@@ -12,14 +12,9 @@
 #include "internal.h"
 
 /* Unit k of the report: the Mali units, or the DRM source's engines */
-static bool unit_exists(const struct hwtel_gpu_report *r, unsigned int k)
-{
-	return !r->unit_names[0][0] || r->unit_names[k][0];
-}
-
 static const char *unit_name(const struct hwtel_gpu_report *r, unsigned int k)
 {
-	return r->unit_names[0][0] ? r->unit_names[k] : hwtel_gpu_unit_name(k);
+	return r->unit_names ? r->unit_names[k] : hwtel_gpu_unit_name(k);
 }
 
 static bool is_drm(const struct hwtel_gpu_report *r)
@@ -31,12 +26,12 @@ static unsigned int used_units(const struct hwtel_gpu_report *r, bool *used)
 {
 	unsigned int k, n = 0;
 
-	for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+	for (k = 0; k < r->nunits; k++) {
 		/* GP0 and PP0 always, the other PPs when they ran something;
 		 * every engine of the DRM source
 		 */
-		if (r->unit_names[0][0])
-			used[k] = r->unit_names[k][0];
+		if (is_drm(r))
+			used[k] = true;
 		else
 			used[k] = k < 2 || r->busy_ns[k] || r->jobs[k];
 		n += used[k];
@@ -44,12 +39,12 @@ static unsigned int used_units(const struct hwtel_gpu_report *r, bool *used)
 	return n;
 }
 
-static uint64_t jobs_of(const uint64_t *jobs)
+static uint64_t jobs_of(const struct hwtel_gpu_report *r, const uint64_t *jobs)
 {
 	uint64_t n = 0;
 	unsigned int k;
 
-	for (k = 0; k < HWTEL_GPU_UNITS; k++)
+	for (k = 0; k < r->nunits; k++)
 		n += jobs[k];
 	return n;
 }
@@ -59,7 +54,7 @@ static uint64_t unbilled_of(const struct hwtel_gpu_report *r)
 	uint64_t n = 0;
 	unsigned int k;
 
-	for (k = 0; k < HWTEL_GPU_UNITS; k++)
+	for (k = 0; k < r->nunits; k++)
 		n += r->unbilled_ns[k];
 	return n;
 }
@@ -102,7 +97,7 @@ static void upj_str(uint64_t upj, char *buf, size_t size)
 
 static int gpu_format_text_c(FILE *f, const struct hwtel_gpu_report *r)
 {
-	bool used[HWTEL_GPU_UNITS], reused = false;
+	bool used[r->nunits ? r->nunits : 1], reused = false;
 	char name[40], e[40];
 	unsigned int i, k;
 
@@ -125,7 +120,7 @@ static int gpu_format_text_c(FILE *f, const struct hwtel_gpu_report *r)
 	fputc('\n', f);
 	used_units(r, used);
 	fprintf(f, "%7s  %-16s", "PID", "Name");
-	for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+	for (k = 0; k < r->nunits; k++) {
 		if (!used[k])
 			continue;
 		if (is_drm(r))
@@ -143,18 +138,18 @@ static int gpu_format_text_c(FILE *f, const struct hwtel_gpu_report *r)
 		name_of(c, name, sizeof(name));
 		upj_str(c->energy_upj, e, sizeof(e));
 		fprintf(f, "%7d  %-16.16s", c->pid, name);
-		for (k = 0; k < HWTEL_GPU_UNITS; k++)
+		for (k = 0; k < r->nunits; k++)
 			if (used[k])
 				fprintf(f, " %9.3f", (double)c->busy_ns[k] / 1e6);
-		fprintf(f, " %6" PRIu64 " %14s %10.6f %6.2f%%  %s\n", jobs_of(c->jobs), e,
+		fprintf(f, " %6" PRIu64 " %14s %10.6f %6.2f%%  %s\n", jobs_of(r, c->jobs), e,
 			c->mean_pw, 100.0 * c->share, c->cmdline[0] ? c->cmdline : "-");
 	}
 	upj_str(r->energy_upj, e, sizeof(e));
 	fprintf(f, "%7s  %-16s", "", "GPU total");
-	for (k = 0; k < HWTEL_GPU_UNITS; k++)
+	for (k = 0; k < r->nunits; k++)
 		if (used[k])
 			fprintf(f, " %9.3f", (double)r->busy_ns[k] / 1e6);
-	fprintf(f, " %6" PRIu64 " %14s %10.6f %6.2f%%\n", jobs_of(r->jobs), e, r->mean_pw,
+	fprintf(f, " %6" PRIu64 " %14s %10.6f %6.2f%%\n", jobs_of(r, r->jobs), e, r->mean_pw,
 		r->energy_upj ? 100.0 : 0.0);
 	if (r->unattributed_ns) {
 		fprintf(f, "\nUnattributed energy: %.3f ms of jobs ran before the first known operating point",
@@ -223,9 +218,7 @@ static void json_units(struct hwtel_json *j, const struct hwtel_gpu_report *r, c
 
 	hj_key(j, key);
 	hj_obj_begin(j);
-	for (k = 0; k < HWTEL_GPU_UNITS; k++) {
-		if (!unit_exists(r, k))
-			continue;
+	for (k = 0; k < r->nunits; k++) {
 		hj_key(j, unit_name(r, k));
 		hj_u64(j, v[k]);
 	}
@@ -288,7 +281,7 @@ static int gpu_format_json_c(FILE *f, const struct hwtel_gpu_report *r)
 		hj_key(&j, "busy_ns_total");
 		hj_u64(&j, c->busy_total_ns);
 		hj_key(&j, "jobs_total");
-		hj_u64(&j, jobs_of(c->jobs));
+		hj_u64(&j, jobs_of(r, c->jobs));
 		hj_key(&j, "unpriced_ns");
 		hj_u64(&j, c->unpriced_ns);
 		hj_key(&j, "energy_upj");
@@ -416,13 +409,12 @@ static void csv_row(FILE *f, const struct hwtel_gpu_report *r, const char *sep,
 	hwtel_csv_fmt(f, sep, "%s", pid);
 	hwtel_csv_fmt(f, sep, "%u", life);
 	hwtel_csv_field(f, comm, sep);
-	for (k = 0; k < HWTEL_GPU_UNITS; k++)
-		if (unit_exists(r, k)) {
-			fputs(sep, f);
-			hwtel_csv_field(f, u64_s(busy[k]).s, sep);
-		}
+	for (k = 0; k < r->nunits; k++) {
+		fputs(sep, f);
+		hwtel_csv_field(f, u64_s(busy[k]).s, sep);
+	}
 	fputs(sep, f);
-	hwtel_csv_fmt(f, sep, "%" PRIu64, jobs_of(jobs));
+	hwtel_csv_fmt(f, sep, "%" PRIu64, jobs_of(r, jobs));
 	hwtel_csv_fmt(f, sep, "%" PRIu64, upj);
 	hwtel_csv_fmt(f, sep, "%.6f", pw);
 	hwtel_csv_fmt(f, sep, "%.6f", share);
@@ -440,14 +432,13 @@ static int gpu_format_csv_c(FILE *f, const struct hwtel_gpu_report *r, const cha
 	hwtel_csv_fmt(f, sep, "pid");
 	hwtel_csv_fmt(f, sep, "life");
 	hwtel_csv_field(f, "comm", sep);
-	for (k = 0; k < HWTEL_GPU_UNITS; k++)
-		if (unit_exists(r, k)) {
-			char name[40];
+	for (k = 0; k < r->nunits; k++) {
+		char name[40];
 
-			snprintf(name, sizeof(name), "busy_ns_%s", unit_name(r, k));
-			fputs(sep, f);
-			hwtel_csv_field(f, name, sep);
-		}
+		snprintf(name, sizeof(name), "busy_ns_%s", unit_name(r, k));
+		fputs(sep, f);
+		hwtel_csv_field(f, name, sep);
+	}
 	fputs(sep, f);
 	hwtel_csv_fmt(f, sep, "jobs");
 	hwtel_csv_fmt(f, sep, "energy_upj");
@@ -468,11 +459,10 @@ static int gpu_format_csv_c(FILE *f, const struct hwtel_gpu_report *r, const cha
 		/* busy: time not billed after a gap; jobs: jobs whose STOP or START was lost */
 		hwtel_csv_fmt(f, sep, "lost");
 		hwtel_csv_fmt(f, sep, "0");
-		for (k = 0; k < HWTEL_GPU_UNITS; k++)
-			if (unit_exists(r, k)) {
-				fputs(sep, f);
-				hwtel_csv_field(f, u64_s(r->unbilled_ns[k]).s, sep);
-			}
+		for (k = 0; k < r->nunits; k++) {
+			fputs(sep, f);
+			hwtel_csv_field(f, u64_s(r->unbilled_ns[k]).s, sep);
+		}
 		fputs(sep, f);
 		hwtel_csv_fmt(f, sep, "%lu", r->lost_stops + r->lost_starts);
 		fprintf(f, "%s%s%s\n", sep, sep, sep);
@@ -480,9 +470,8 @@ static int gpu_format_csv_c(FILE *f, const struct hwtel_gpu_report *r, const cha
 	if (r->overflows) {
 		/* jobs: the recordings that filled the driver's buffer */
 		fprintf(f, "overflow%s0%s", sep, sep);
-		for (k = 0; k < HWTEL_GPU_UNITS; k++)
-			if (unit_exists(r, k))
-				fputs(sep, f);
+		for (k = 0; k < r->nunits; k++)
+			fputs(sep, f);
 		fprintf(f, "%s%lu%s%s%s%s\n", sep, r->overflows, sep, sep, sep, sep);
 	}
 	return ferror(f) ? -EIO : 0;
@@ -520,7 +509,7 @@ static void prom_label(FILE *f, const char *s)
 struct prom_comm {
 	char comm[32];
 	uint64_t upj;
-	uint64_t busy[HWTEL_GPU_UNITS], jobs[HWTEL_GPU_UNITS];
+	uint64_t *busy, *jobs;		/* [nunits of the report] */
 };
 
 static int prom_comm_cmp(const void *a, const void *b)
@@ -531,12 +520,17 @@ static int prom_comm_cmp(const void *a, const void *b)
 /* The consumers of @cum by name, sorted by name; NULL on ENOMEM */
 static struct prom_comm *prom_by_comm(const struct hwtel_gpu_report *cum, unsigned int *n)
 {
-	unsigned int rows = cum->nconsumers + cum->nexited, i, j, k;
-	struct prom_comm *pc = calloc(rows ? rows : 1, sizeof(*pc));
+	unsigned int rows = cum->nconsumers + cum->nexited, i, j, k, nu = cum->nunits;
+	/* the rows then their per-unit figures, one allocation */
+	struct prom_comm *pc = calloc(1, (rows ? rows : 1) * (sizeof(*pc) + 2 * nu * sizeof(uint64_t)));
 
 	*n = 0;
 	if (!pc)
 		return NULL;
+	for (i = 0; i < rows; i++) {
+		pc[i].busy = (uint64_t *)(pc + rows) + 2 * (size_t)i * nu;
+		pc[i].jobs = pc[i].busy + nu;
+	}
 	/* the lives alive or just ended, then those summed per name (exited) */
 	for (i = 0; i < rows; i++) {
 		const struct hwtel_gpu_consumer *c = i < cum->nconsumers ? &cum->consumers[i] :
@@ -549,7 +543,7 @@ static struct prom_comm *prom_by_comm(const struct hwtel_gpu_report *cum, unsign
 		if (j == *n)
 			snprintf(pc[(*n)++].comm, sizeof(pc[0].comm), "%s", name);
 		pc[j].upj += c->energy_upj;
-		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+		for (k = 0; k < nu; k++) {
 			pc[j].busy[k] += c->busy_ns[k];
 			pc[j].jobs[k] += c->jobs[k];
 		}
@@ -594,7 +588,7 @@ static int gpu_format_prom_c(FILE *f, const struct hwtel_gpu_report *cum,
 	}
 	head = false;
 	for (i = 0; i < n; i++)
-		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+		for (k = 0; k < cum->nunits; k++) {
 			if (!pc[i].busy[k])
 				continue;
 			prom_head(f, &head,
@@ -607,7 +601,7 @@ static int gpu_format_prom_c(FILE *f, const struct hwtel_gpu_report *cum,
 		}
 	head = false;
 	for (i = 0; i < n; i++)
-		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+		for (k = 0; k < cum->nunits; k++) {
 			if (!pc[i].jobs[k])
 				continue;
 			prom_head(f, &head,

@@ -192,15 +192,24 @@ struct hwtel_gpu_fold {
 	char comm[32];
 	unsigned long lives;
 	uint64_t upj;
-	uint64_t busy[HWTEL_GPU_UNITS], jobs[HWTEL_GPU_UNITS], unpriced_ns;
+	unsigned int nunits;		/* of busy and jobs */
+	uint64_t *busy, *jobs, unpriced_ns;
 	unsigned __int128 raw;
 };
 
-/* Add one life's figures (@jobs may be NULL) to its name's entry; 0 or -ENOMEM */
+/* Add one life's figures (@nunits of @busy and of @jobs, which may be
+ * NULL) to its name's entry; 0 or -ENOMEM */
 int hwtel_gpu_fold_add(struct hwtel_gpu_fold **fold, unsigned int *n, const char *comm,
-		       const uint64_t *busy, const uint64_t *jobs, uint64_t unpriced_ns,
-		       unsigned __int128 raw);
-/* The report's exited list, in name order; shares of @total_raw; 0 or -ENOMEM */
+		       const uint64_t *busy, const uint64_t *jobs, unsigned int nunits,
+		       uint64_t unpriced_ns, unsigned __int128 raw);
+void hwtel_gpu_fold_free(struct hwtel_gpu_fold *fold, unsigned int n);
+/*
+ * @n consumers with busy_ns and jobs of @nunits each, zeroed, in one
+ * allocation (free() of the array frees all); NULL on ENOMEM
+ */
+struct hwtel_gpu_consumer *hwtel_gpu_consumers_new(unsigned int n, unsigned int nunits);
+/* The report's exited list (r->nunits set), in name order; shares of
+ * @total_raw; 0 or -ENOMEM */
 int hwtel_gpu_fold_report(const struct hwtel_gpu_fold *fold, unsigned int n,
 			  unsigned __int128 total_raw, struct hwtel_gpu_report *r);
 

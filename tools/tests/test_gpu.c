@@ -1576,12 +1576,12 @@ TEST(gpu_million_events)
 	unsigned __int128 want[21] = { 0 }, total = 0;
 	struct hwtel_gpu *g = hwtel_gpu_new();
 	const struct hwtel_gpu_report *r = NULL;
-	uint64_t t = T0, seg[HWTEL_GPU_UNITS], f = 0, v = 0, rnd = 12345;
-	int open[HWTEL_GPU_UNITS];
+	uint64_t t = T0, seg[HWTEL_GPU_MALI_UNITS], f = 0, v = 0, rnd = 12345;
+	int open[HWTEL_GPU_MALI_UNITS];
 	unsigned long i;
 	unsigned int k;
 
-	for (k = 0; k < HWTEL_GPU_UNITS; k++)
+	for (k = 0; k < HWTEL_GPU_MALI_UNITS; k++)
 		open[k] = 0;
 	begin_stream();
 	for (i = 0; i < n; i++) {
@@ -1591,7 +1591,7 @@ TEST(gpu_million_events)
 		x = (uint32_t)(rnd >> 33);
 		t += 1 + x % 2000;
 		/* the time since the last event at the point in force */
-		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+		for (k = 0; k < HWTEL_GPU_MALI_UNITS; k++) {
 			if (!open[k])
 				continue;
 			want[open[k]] += (unsigned __int128)(t - seg[k]) * v * v * f;
@@ -1608,7 +1608,7 @@ TEST(gpu_million_events)
 					(unsigned int)f, (unsigned int)v);
 			continue;
 		}
-		k = (x >> 8) % HWTEL_GPU_UNITS;
+		k = (x >> 8) % HWTEL_GPU_MALI_UNITS;
 		if (open[k]) {
 			fprintf(sf, "%llu %u 0 0 0 0 0\n", (unsigned long long)t,
 				STOP(k ? PP(k - 1) : GP0));
@@ -1622,7 +1622,7 @@ TEST(gpu_million_events)
 	}
 	/* the end of the interval, 1 us after the last event */
 	t += 1000;
-	for (k = 0; k < HWTEL_GPU_UNITS; k++)
+	for (k = 0; k < HWTEL_GPU_MALI_UNITS; k++)
 		if (open[k])
 			want[open[k]] += (unsigned __int128)(t - seg[k]) * v * v * f;
 	hwtel_gpu_set_diag(g, NULL, NULL);
@@ -1657,13 +1657,17 @@ TEST(gpu_million_events)
 TEST(gpu_csv_header_and_lost_row_quoted)
 {
 	static const char *const seps[] = { "_", "0", "," };
+	static const char *const names[] = { "gfx", "enc_1", "enc,2" };
+	uint64_t busy[3] = { 0 }, jobs[3] = { 0 }, unbilled[3] = { 0 };
 	struct hwtel_gpu_report r;
 	unsigned int i;
 
 	memset(&r, 0, sizeof(r));
-	snprintf(r.unit_names[0], sizeof(r.unit_names[0]), "gfx");
-	snprintf(r.unit_names[1], sizeof(r.unit_names[1]), "enc_1");
-	snprintf(r.unit_names[2], sizeof(r.unit_names[2]), "enc,2");
+	r.nunits = 3;
+	r.unit_names = names;
+	r.busy_ns = busy;
+	r.jobs = jobs;
+	r.unbilled_ns = unbilled;
 	r.source = "drm";
 	r.busy_ns[1] = 100;
 	r.unbilled_ns[1] = 1000;

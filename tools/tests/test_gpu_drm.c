@@ -18,11 +18,15 @@
 
 #include "unit.h"
 
-static int parse(const char *text, struct hwtel_gpu_fdinfo *fi, char **diag)
+/* Parse @text into *@fi (the previous one freed) */
+static int parse(const char *text, struct hwtel_gpu_fdinfo **fi, char **diag)
 {
 	size_t len = 0;
 	FILE *f = open_memstream(diag, &len);
-	int ret = hwtel_gpu_fdinfo_parse(text, strlen(text), fi, f, "fdinfo/5");
+	int ret;
+
+	hwtel_gpu_fdinfo_free(*fi);
+	ret = hwtel_gpu_fdinfo_parse(text, strlen(text), fi, f, "fdinfo/5");
 
 	fclose(f);
 	return ret;
@@ -44,44 +48,46 @@ static const char panfrost[] =
 
 TEST(fdinfo_panfrost)
 {
-	struct hwtel_gpu_fdinfo fi;
+	struct hwtel_gpu_fdinfo *fi = NULL;
 	char *diag = NULL;
 
 	CHECK_EQ(parse(panfrost, &fi, &diag), 0);
-	CHECK_STR(fi.driver, "panfrost");
-	CHECK_U64(fi.client_id, 17);
-	CHECK_EQ(fi.nengines, 2);
-	CHECK_STR(fi.engine[0].name, "fragment");
-	CHECK_U64(fi.engine[0].busy_ns, 1234567);
-	CHECK_U64(fi.engine[0].cycles, 987654);
-	CHECK(fi.engine[0].has_cycles && fi.engine[0].has_busy);
-	CHECK_U64(fi.engine[0].maxfreq_hz, 800000000);
-	CHECK_U64(fi.engine[0].curfreq_hz, 400000000);
-	CHECK_STR(fi.engine[1].name, "vertex-tiler");
-	CHECK_U64(fi.engine[1].busy_ns, 42);
-	CHECK_EQ(fi.malformed, 0);
+	CHECK_STR(fi->driver, "panfrost");
+	CHECK_U64(fi->client_id, 17);
+	CHECK_EQ(fi->nengines, 2);
+	CHECK_STR(fi->engine[0].name, "fragment");
+	CHECK_U64(fi->engine[0].busy_ns, 1234567);
+	CHECK_U64(fi->engine[0].cycles, 987654);
+	CHECK(fi->engine[0].has_cycles && fi->engine[0].has_busy);
+	CHECK_U64(fi->engine[0].maxfreq_hz, 800000000);
+	CHECK_U64(fi->engine[0].curfreq_hz, 400000000);
+	CHECK_STR(fi->engine[1].name, "vertex-tiler");
+	CHECK_U64(fi->engine[1].busy_ns, 42);
+	CHECK_EQ(fi->malformed, 0);
 	CHECK_STR(diag, "");
 	free(diag);
+	hwtel_gpu_fdinfo_free(fi);
 }
 
 TEST(fdinfo_msm_61_no_trailing_newline)
 {
 	/* msm on 6.1: one engine "gpu", a last line without its newline */
-	struct hwtel_gpu_fdinfo fi;
+	struct hwtel_gpu_fdinfo *fi = NULL;
 	char *diag = NULL;
 
 	CHECK_EQ(parse("drm-driver:\tmsm\ndrm-client-id:\t3\ndrm-engine-gpu:\t500 ns\n"
 		       "drm-cycles-gpu:\t100\ndrm-maxfreq-gpu:\t710000000 Hz", &fi, &diag), 0);
-	CHECK_EQ(fi.nengines, 1);
-	CHECK_U64(fi.engine[0].busy_ns, 500);
-	CHECK_U64(fi.engine[0].maxfreq_hz, 710000000);
+	CHECK_EQ(fi->nengines, 1);
+	CHECK_U64(fi->engine[0].busy_ns, 500);
+	CHECK_U64(fi->engine[0].maxfreq_hz, 710000000);
 	CHECK_STR(diag, "");
 	free(diag);
+	hwtel_gpu_fdinfo_free(fi);
 }
 
 TEST(fdinfo_not_drm)
 {
-	struct hwtel_gpu_fdinfo fi;
+	struct hwtel_gpu_fdinfo *fi = NULL;
 	char *diag = NULL;
 
 	CHECK_EQ(parse("pos:\t0\nflags:\t02\nmnt_id:\t3\n", &fi, &diag), -ENOENT);
@@ -89,11 +95,12 @@ TEST(fdinfo_not_drm)
 	free(diag);
 	CHECK_EQ(parse("", &fi, &diag), -ENOENT);
 	free(diag);
+	hwtel_gpu_fdinfo_free(fi);
 }
 
 TEST(fdinfo_malformed_lines)
 {
-	struct hwtel_gpu_fdinfo fi;
+	struct hwtel_gpu_fdinfo *fi = NULL;
 	char *diag = NULL;
 	static const char text[] =
 		"drm-driver:\tv3d\n"			/* 1 */
@@ -113,12 +120,12 @@ TEST(fdinfo_malformed_lines)
 		"drm-engine-render:\t7 ns\n";		/* 15 */
 
 	CHECK_EQ(parse(text, &fi, &diag), 0);
-	CHECK_EQ(fi.malformed, 10);
-	CHECK_EQ(fi.nengines, 2);
-	CHECK_U64(fi.engine[0].busy_ns, 100);
-	CHECK_STR(fi.engine[1].name, "render");
-	CHECK_U64(fi.engine[1].busy_ns, 7);
-	CHECK_STR(fi.driver, "v3d");
+	CHECK_EQ(fi->malformed, 10);
+	CHECK_EQ(fi->nengines, 2);
+	CHECK_U64(fi->engine[0].busy_ns, 100);
+	CHECK_STR(fi->engine[1].name, "render");
+	CHECK_U64(fi->engine[1].busy_ns, 7);
+	CHECK_STR(fi->driver, "v3d");
 	CHECK(strstr(diag, "fdinfo/5:4: drm-engine-render: expected a decimal number and ns, skipped\n"));
 	CHECK(strstr(diag, "fdinfo/5:5: drm-engine-tfu: expected a decimal number and ns"));
 	CHECK(strstr(diag, "fdinfo/5:6: 'drm-engine-csd': no ':', skipped\n"));
@@ -131,11 +138,12 @@ TEST(fdinfo_malformed_lines)
 	CHECK(strstr(diag, "fdinfo/5:14: drm-driver: duplicate, skipped\n"));
 	CHECK(!strstr(diag, "fdinfo/5:12:"));
 	free(diag);
+	hwtel_gpu_fdinfo_free(fi);
 }
 
 TEST(fdinfo_client_id)
 {
-	struct hwtel_gpu_fdinfo fi;
+	struct hwtel_gpu_fdinfo *fi = NULL;
 	char *diag = NULL;
 
 	CHECK_EQ(parse("drm-driver:\tlima\ndrm-engine-gp:\t1 ns\n", &fi, &diag), -EINVAL);
@@ -144,16 +152,52 @@ TEST(fdinfo_client_id)
 	CHECK_EQ(parse("drm-driver:\tlima\ndrm-client-id:\tfour\n", &fi, &diag), -EINVAL);
 	CHECK(strstr(diag, "fdinfo/5:2: drm-client-id: not a decimal number, skipped\n"));
 	free(diag);
+	hwtel_gpu_fdinfo_free(fi);
+}
+
+/*
+ * amdgpu from 6.1 (until it printed one key per IP block) prints one
+ * drm-engine-<ip><ring> key per ring it used (amdgpu_ctx_num_entities:
+ * gfx 1, compute 4, dma 2, then one each for dec, enc, enc_1 and jpeg):
+ * eleven engines, more than the nine units of a Mali Utgard.
+ */
+TEST(fdinfo_amdgpu_rings)
+{
+	static const char *const names[] = {
+		"gfx0", "compute0", "compute1", "compute2", "compute3", "dma0", "dma1",
+		"dec0", "enc0", "enc_10", "jpeg0",
+	};
+	struct hwtel_gpu_fdinfo *fi = NULL;
+	char *diag = NULL, text[2048];
+	unsigned int i;
+	int len;
+
+	len = snprintf(text, sizeof(text), "pos:\t0\nflags:\t02100002\nmnt_id:\t24\n"
+		       "drm-driver:\tamdgpu\ndrm-pdev:\t0000:03:00.0\ndrm-client-id:\t44\n"
+		       "drm-memory-vram:\t1024 KiB\n");
+	for (i = 0; i < 11; i++)
+		len += snprintf(text + len, sizeof(text) - (size_t)len, "drm-engine-%s:\t%u ns\n",
+				names[i], 1000000u * (i + 1) + i);
+	CHECK_EQ(parse(text, &fi, &diag), 0);
+	CHECK_STR(diag, "");
+	CHECK_EQ(fi->malformed, 0);
+	CHECK_EQ(fi->nengines, 11);
+	for (i = 0; i < 11 && i < fi->nengines; i++) {
+		CHECK_STR(fi->engine[i].name, names[i]);
+		CHECK_U64(fi->engine[i].busy_ns, 1000000u * (i + 1) + i);
+	}
+	free(diag);
+	hwtel_gpu_fdinfo_free(fi);
 }
 
 TEST(fdinfo_limits)
 {
-	struct hwtel_gpu_fdinfo fi;
+	struct hwtel_gpu_fdinfo *fi = NULL;
 	char *diag = NULL, *text, *p;
 	size_t n = 4096;
 	int i;
 
-	/* ten engines: the tenth is diagnosed; a NUL byte; a 600-byte line */
+	/* ten engines, all kept; a NUL byte; a 600-byte line */
 	text = calloc(1, n);
 	p = text + sprintf(text, "drm-driver:\tx\ndrm-client-id:\t1\n");
 	for (i = 0; i < 10; i++)
@@ -171,13 +215,14 @@ TEST(fdinfo_limits)
 		CHECK_EQ(hwtel_gpu_fdinfo_parse(text, (size_t)(p - text), &fi, f, "x"), 0);
 		fclose(f);
 	}
-	CHECK_EQ(fi.nengines, HWTEL_GPU_UNITS);
-	CHECK_EQ(fi.malformed, 3);
-	CHECK(strstr(diag, "x:12: drm-engine-e9: more than 9 engines, skipped\n"));
+	CHECK_EQ(fi->nengines, 10);
+	CHECK(fi->nengines == 10 && fi->engine[9].busy_ns == 9 && !strcmp(fi->engine[9].name, "e9"));
+	CHECK_EQ(fi->malformed, 2);
 	CHECK(strstr(diag, "x:13: NUL byte in the line, skipped\n"));
 	CHECK(strstr(diag, "x:14: line too long ("));
 	free(diag);
 	free(text);
+	hwtel_gpu_fdinfo_free(fi);
 }
 
 static const char trans[] =
@@ -532,6 +577,101 @@ TEST(drm_sampler_estimate_and_lost)
 }
 
 /*
+ * The sampler with eleven engines (amdgpu's rings) on a device of 40
+ * devfreq states (a 17385-byte trans_stat, as 64 KiB pages allow): every
+ * engine is a unit of the report, every state is priced.
+ */
+TEST(drm_sampler_many_engines_and_states)
+{
+	static const char *const names[] = {
+		"gfx0", "compute0", "compute1", "compute2", "compute3", "dma0", "dma1",
+		"dec0", "enc0", "enc_10", "jpeg0",
+	};
+	static char tstat[65536];
+	struct hwtel_gpu_opp opp[40];
+	const struct hwtel_gpu_report *r;
+	char proc[128], sys[128], dev[160], cmd[300], text[2048];
+	struct hwtel_gpu_drm *d;
+	uint64_t total = 0;
+	struct stat st;
+	unsigned int i, k;
+	int len;
+
+	snprintf(root, sizeof(root), "/tmp/hwtel-drm-XXXXXX");
+	if (!mkdtemp(root) || stat("/dev/null", &st) || !S_ISCHR(st.st_mode)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	mk("proc"); mk("proc/100"); mk("proc/100/fd"); mk("proc/100/fdinfo");
+	mk("sys"); mk("sys/devices"); mk("sys/devices/gpu0"); mk("sys/dev");
+	mk("sys/dev/char"); mk("sys/class"); mk("sys/class/devfreq");
+	mk("sys/class/devfreq/gpu0");
+	snprintf(dev, sizeof(dev), "%s/sys/devices/gpu0", root);
+	ln(dev, "sys/class/devfreq/gpu0/device");
+	snprintf(cmd, sizeof(cmd), "sys/dev/char/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	mk(cmd);
+	strcat(cmd, "/device");
+	ln(dev, cmd);
+	ln("/dev/null", "proc/100/fd/3");
+	put("proc/100/comm", "game\n");
+	put("proc/100/stat", "100 (game) S 1 100 100 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 4242 0 0\n");
+	len = snprintf(text, sizeof(text), "drm-driver:\tamdgpu\ndrm-client-id:\t7\n");
+	for (k = 0; k < 11; k++)
+		len += snprintf(text + len, sizeof(text) - (size_t)len, "drm-engine-%s:\t0 ns\n",
+				names[k]);
+	put("proc/100/fdinfo/3", text);
+	for (i = 0; i < 40; i++)
+		opp[i] = (struct hwtel_gpu_opp){ 100 + 25 * i, 800 + 10 * i };
+	kernel_trans_stat(tstat, sizeof(tstat), 40, 39);
+	put("sys/class/devfreq/gpu0/trans_stat", tstat);
+
+	d = hwtel_gpu_drm_new(proc, sys, root);
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	CHECK_EQ(hwtel_gpu_drm_set_opp_table(d, opp, 40), 0);
+	CHECK_EQ(hwtel_gpu_drm_begin(d, 1000000000ull), 0);
+	len = snprintf(text, sizeof(text), "drm-driver:\tamdgpu\ndrm-client-id:\t7\n");
+	for (k = 0; k < 11; k++) {
+		len += snprintf(text + len, sizeof(text) - (size_t)len, "drm-engine-%s:\t%u ns\n",
+				names[k], 1000000u * (k + 1));
+		total += 1000000u * (k + 1);
+	}
+	put("proc/100/fdinfo/3", text);
+	/* 40 ms more in the last state, still current */
+	{
+		char *row = strstr(tstat, "*1075000000:");
+		char *nl = row ? strchr(row, '\n') : NULL;
+
+		CHECK(nl && !memcmp(nl - 10, "      2443", 10));
+		if (nl)
+			memcpy(nl - 10, "      2483", 10);
+	}
+	put("sys/class/devfreq/gpu0/trans_stat", tstat);
+	CHECK_EQ(hwtel_gpu_drm_interval(d, 2000000000ull, &r), 0);
+	CHECK_EQ(r->nunits, 11);
+	for (k = 0; k < 11 && k < r->nunits; k++) {
+		CHECK_STR(r->unit_names[k], names[k]);
+		CHECK_U64(r->busy_ns[k], 1000000u * (k + 1));
+	}
+	CHECK_EQ(r->nconsumers, 1);
+	if (r->nconsumers == 1) {
+		for (k = 0; k < 11 && k < r->nunits; k++)
+			CHECK_U64(r->consumers[0].busy_ns[k], 1000000u * (k + 1));
+		CHECK_U64(r->consumers[0].busy_total_ns, total);
+		CHECK_U64(r->consumers[0].unpriced_ns, 0);
+		CHECK_U64(r->consumers[0].energy_upj, upj3(RAW(total, 1075, 1190)));
+	}
+	CHECK_U64(r->estimated_ns, 0);
+	CHECK(r->opp_known && r->opp.mhz == 1075 && r->opp.mv == 1190);
+	hwtel_gpu_drm_free(d);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	CHECK_EQ(system(cmd), 0);
+}
+
+/*
  * Issue 20, "xe is invisible": xe prints no engine nanoseconds, but per
  * engine class drm-cycles-<class> (cycles the client's work took) and
  * drm-total-cycles-<class> (cycles of the GPU's timestamp clock that passed),
@@ -573,7 +713,7 @@ static void put_xe(unsigned long long rcs, unsigned long long ccs, unsigned long
 TEST(drm_xe_cycles)
 {
 	const struct hwtel_gpu_report *r;
-	struct hwtel_gpu_fdinfo fi;
+	struct hwtel_gpu_fdinfo *fi = NULL;
 	char proc[128], sys[128], cmd[300], text[1024];
 	struct hwtel_gpu_drm *d;
 	unsigned int k;
@@ -581,13 +721,14 @@ TEST(drm_xe_cycles)
 	snprintf(text, sizeof(text), xe_fdinfo_fmt, 28257900ull, 7655183225ull, 7655183225ull,
 		 0ull, 7655183225ull);
 	CHECK_EQ(hwtel_gpu_fdinfo_parse(text, strlen(text), &fi, NULL, "xe"), 0);
-	CHECK_EQ(fi.nengines, 3);
-	CHECK_STR(fi.engine[0].name, "rcs");
-	CHECK(fi.engine[0].has_cycles && !fi.engine[0].has_busy);
-	CHECK_U64(fi.engine[0].cycles, 28257900);
-	CHECK(fi.engine[0].has_total_cycles);
-	CHECK_U64(fi.engine[0].total_cycles, 7655183225ull);
-	CHECK_EQ(fi.malformed, 0);
+	CHECK_EQ(fi->nengines, 3);
+	CHECK_STR(fi->engine[0].name, "rcs");
+	CHECK(fi->engine[0].has_cycles && !fi->engine[0].has_busy);
+	CHECK_U64(fi->engine[0].cycles, 28257900);
+	CHECK(fi->engine[0].has_total_cycles);
+	CHECK_U64(fi->engine[0].total_cycles, 7655183225ull);
+	CHECK_EQ(fi->malformed, 0);
+	hwtel_gpu_fdinfo_free(fi);
 
 	snprintf(root, sizeof(root), "/tmp/hwtel-xe-XXXXXX");
 	if (!mkdtemp(root)) {
@@ -617,7 +758,7 @@ TEST(drm_xe_cycles)
 	if (r->nconsumers == 1) {
 		uint64_t rcs = 0, ccs = 0;
 
-		for (k = 0; k < HWTEL_GPU_UNITS; k++) {
+		for (k = 0; k < r->nunits; k++) {
 			if (!strcmp(r->unit_names[k], "rcs"))
 				rcs = r->consumers[0].busy_ns[k];
 			if (!strcmp(r->unit_names[k], "ccs"))

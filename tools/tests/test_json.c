@@ -173,6 +173,9 @@ static char *gpu_render(int which, const struct hwtel_gpu_report *r)
 TEST(json_numbers_locale_independent)
 {
 	static const char *const name[] = { "json", "csv", "prom", "text" };
+	uint64_t cb[HWTEL_GPU_MALI_UNITS] = { 0 }, cj[HWTEL_GPU_MALI_UNITS] = { 0 };
+	uint64_t rb[HWTEL_GPU_MALI_UNITS] = { 0 }, rj[HWTEL_GPU_MALI_UNITS] = { 0 };
+	uint64_t ru[HWTEL_GPU_MALI_UNITS] = { 0 };
 	struct hwtel_gpu_consumer c;
 	struct hwtel_gpu_report r;
 	char *c_out, *out;
@@ -193,6 +196,12 @@ TEST(json_numbers_locale_independent)
 
 	memset(&r, 0, sizeof(r));
 	memset(&c, 0, sizeof(c));
+	r.nunits = HWTEL_GPU_MALI_UNITS;
+	r.busy_ns = rb;
+	r.jobs = rj;
+	r.unbilled_ns = ru;
+	c.busy_ns = cb;
+	c.jobs = cj;
 	c.pid = 7;
 	strcpy(c.comm, "app");
 	c.busy_ns[0] = 1500000;
