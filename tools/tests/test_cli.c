@@ -3,8 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -401,9 +405,66 @@ TEST(cli_prom_flagged_intervals)
  * The installed binary's main() (HWTEL_BIN, built before the tests), run
  * with its stdout on @out_path (opened for writing; "/dev/full" is only
  * written to) and stderr captured in errbuf. Returns the raw wait status.
- * With @sig, that signal is sent @sig_after_ms after the start.
+ * With @sig, that signal is sent once the program is in the state the
+ * test is about (stopped_in()): it has a handler for @sig and is blocked
+ * in system call @nr (SYS_openat: a FIFO without a reader; SYS_write: an
+ * output nobody reads; SYS_clock_nanosleep: between two samples).
  */
-static int run_bin(const char *out_path, const char *const *args, int sig, int sig_after_ms)
+static int run_bin(const char *out_path, const char *const *args, int sig, long nr);
+
+/*
+ * Poll (every millisecond, for at most 30 s) until @pid has a handler for
+ * @sig (SigCgt of /proc/PID/status) and sits in system call @nr
+ * (/proc/PID/syscall; where that file cannot be read, in state S). A
+ * signal sent after a fixed delay instead found the program still
+ * starting on a loaded machine (no handler yet: killed by it) or past the
+ * state under test. False when @pid ended or never got there.
+ */
+static bool stopped_in(pid_t pid, int sig, long nr)
+{
+	char path[64], buf[512];
+	int i;
+
+	for (i = 0; i < 30000; i++) {
+		struct timespec ms = { 0, 1000000L };
+		siginfo_t si = { 0 };
+		unsigned long long cgt = 0;
+		bool handled = false, there = false;
+		char *p;
+		FILE *f;
+
+		/* ended (a zombie: left for run_bin's waitpid) */
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) || si.si_pid)
+			return false;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		f = fopen(path, "r");
+		while (f && fgets(buf, sizeof(buf), f))
+			if (sscanf(buf, "SigCgt: %llx", &cgt) == 1)
+				handled = cgt >> (sig - 1) & 1;
+		if (f)
+			fclose(f);
+		snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+		f = fopen(path, "r");
+		if (f && fgets(buf, sizeof(buf), f)) {
+			there = strtol(buf, &p, 10) == nr && p != buf;
+		} else {
+			snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+			if (f)
+				fclose(f);
+			f = fopen(path, "r");
+			p = f && fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+			there = p && p[1] == ' ' && p[2] == 'S';
+		}
+		if (f)
+			fclose(f);
+		if (handled && there)
+			return true;
+		nanosleep(&ms, NULL);
+	}
+	return false;
+}
+
+static int run_bin(const char *out_path, const char *const *args, int sig, long nr)
 {
 	int perr[2], st = -1;
 	pid_t pid;
@@ -432,9 +493,9 @@ static int run_bin(const char *out_path, const char *const *args, int sig, int s
 	}
 	close(perr[1]);
 	if (sig) {
-		struct timespec ts = { sig_after_ms / 1000, (sig_after_ms % 1000) * 1000000L };
-
-		nanosleep(&ts, NULL);
+		if (!stopped_in(pid, sig, nr))
+			printf("#   %s: not blocked in system call %ld with a handler for signal %d within 30 s\n",
+			       args[1], nr, sig);
 		kill(pid, sig);
 	}
 	memset(errbuf, 0, sizeof(errbuf));
@@ -509,7 +570,8 @@ TEST(cli_sigint_prints_then_dies_by_it)
 
 	CHECK(fd >= 0);
 	close(fd);
-	st = run_bin(path, ARGS("hwtel", "gpu", "--source", "drm", "-t", "30"), SIGINT, 1000);
+	st = run_bin(path, ARGS("hwtel", "gpu", "--source", "drm", "-t", "30"), SIGINT,
+		     SYS_clock_nanosleep);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT);
 	out = unit_slurp(path, NULL);
 	if (!WIFSIGNALED(st))
@@ -518,7 +580,8 @@ TEST(cli_sigint_prints_then_dies_by_it)
 	CHECK(out && strstr(out, "GPU power consumers") && strstr(out, "Measured over "));
 	free(out);
 
-	st = run_bin(path, ARGS("hwtel", "gpu", "--source", "drm", "-t", "30"), SIGTERM, 1000);
+	st = run_bin(path, ARGS("hwtel", "gpu", "--source", "drm", "-t", "30"), SIGTERM,
+		     SYS_clock_nanosleep);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	out = unit_slurp(path, NULL);
 	CHECK(out && strstr(out, "GPU power consumers"));
@@ -693,7 +756,7 @@ TEST(cli_stop_while_output_blocked)
 	snprintf(pipe_path, sizeof(pipe_path), "%s/stdout", dir);
 	CHECK_EQ(mkfifo(fifo, 0600), 0);
 	s = run_bin("/dev/null", ARGS("hwtel", "gpu", "--source", "drm", "-w", "-t", "0.05", "-q",
-				      "--prometheus", fifo), SIGTERM, 1000);
+				      "--prometheus", fifo), SIGTERM, SYS_openat);
 	CHECK(WIFEXITED(s) && WEXITSTATUS(s) == 0);
 	if (errbuf[0])
 		printf("#   FIFO without a reader, SIGTERM: wait status 0x%x, stderr '%s'\n", s, errbuf),
@@ -707,7 +770,7 @@ TEST(cli_stop_while_output_blocked)
 	CHECK(rfd >= 0);
 	CHECK(fcntl(rfd, F_SETPIPE_SZ, 4096) > 0);
 	s = run_bin(pipe_path, ARGS("hwtel", "gpu", "--source", "drm", "-w", "-t", "0.01", "-j"),
-		    SIGINT, 2000);
+		    SIGINT, SYS_write);
 	CHECK(WIFSIGNALED(s) && WTERMSIG(s) == SIGINT);
 	if (errbuf[0] || !WIFSIGNALED(s))
 		printf("#   stdout not read, SIGINT: wait status 0x%x, stderr '%s'\n", s, errbuf),
