@@ -107,7 +107,11 @@ int hwtel_pmu_event_attr(const struct hwtel_pmu *pmu, const char *spec,
  */
 int hwtel_pmu_list(const char *prefix, char ***names);
 void hwtel_pmu_list_free(char **names);
-/* Read a small sysfs attribute of @pmu (relative path) into @buf. */
+/* Read a small sysfs attribute of @pmu (relative path) into @buf, NUL
+ * terminated, its trailing newline stripped. Returns its length or a
+ * negative errno, @buf then "": -EFBIG when it does not fit in @size - 1
+ * bytes (never a cut value).
+ */
 int hwtel_pmu_read_attr(const struct hwtel_pmu *pmu, const char *rel,
 			char *buf, size_t size);
 

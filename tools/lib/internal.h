@@ -67,8 +67,8 @@ void hwtel_numeric_restore(struct hwtel_numeric *n);
 double hwtel_strtod(const char *s, char **end);
 
 /* Read a whole small file into @buf (NUL terminated, trailing newline
- * stripped). Returns length or negative errno: -EFBIG when the file does
- * not fit in @size - 1 bytes.
+ * stripped). Returns length or negative errno (@buf then ""): -EFBIG when
+ * the file does not fit in @size - 1 bytes.
  */
 int hwtel_read_file(const char *path, char *buf, size_t size);
 int hwtel_read_uint(const char *path, unsigned long long *val);

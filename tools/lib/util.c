@@ -120,30 +120,25 @@ uint64_t hwtel_now_ns(void)
 int hwtel_read_file(const char *path, char *buf, size_t size)
 {
 	ssize_t n;
-	int fd;
+	char more;
+	int fd, e;
 
 	if (size == 0)
 		return -EINVAL;
+	buf[0] = '\0';		/* an error leaves no value, not a cut one */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, size - 1);
-	if (n == (ssize_t)size - 1) {
-		char more;
-
-		/* one byte more: the file did not fit, never a cut value */
-		if (read(fd, &more, 1) > 0) {
-			close(fd);
-			return -EFBIG;
-		}
-	}
-	if (n < 0) {
-		int e = -errno;
-
-		close(fd);
+	e = n < 0 ? -errno : 0;
+	/* one byte more: the file did not fit */
+	if (!e && n == (ssize_t)size - 1 && read(fd, &more, 1) > 0)
+		e = -EFBIG;
+	close(fd);
+	if (e) {
+		buf[0] = '\0';
 		return e;
 	}
-	close(fd);
 	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
