@@ -129,7 +129,26 @@ int hwtel_perf_open_error(int err, const char *pmu, const char *what)
 			 what, pmu, strerror(-err));
 }
 
-/* Our own perf fd whose event id is @id. */
+static bool is_perf_fd(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return !strcmp(link, "anon_inode:[perf_event]");
+}
+
+/*
+ * A descriptor of our own, a duplicate of the perf fd whose event id is
+ * @id. The ioctl goes to a duplicate whose /proc link says perf_event: a
+ * descriptor that another thread closed and opened again as some other
+ * file between our look at it and the ioctl is never sent one, and the
+ * duplicate cannot change under us.
+ */
 static int find_fd_by_id(uint64_t id)
 {
 	struct dirent *de;
@@ -140,27 +159,22 @@ static int find_fd_by_id(uint64_t id)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		char path[64], link[64];
 		uint64_t fid;
-		ssize_t n;
-		int fd;
+		int fd, dup;
 
 		if (de->d_name[0] == '.')
 			continue;
 		fd = atoi(de->d_name);
-		if (fd == dirfd(d))
+		if (fd == dirfd(d) || !is_perf_fd(fd))
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n <= 0)
+		dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (dup < 0)
 			continue;
-		link[n] = '\0';
-		if (strcmp(link, "anon_inode:[perf_event]"))
-			continue;
-		if (ioctl(fd, PERF_EVENT_IOC_ID, &fid) == 0 && fid == id) {
-			found = fd;
+		if (is_perf_fd(dup) && ioctl(dup, PERF_EVENT_IOC_ID, &fid) == 0 && fid == id) {
+			found = dup;
 			break;
 		}
+		close(dup);
 	}
 	closedir(d);
 	return found >= 0 ? found : -ESRCH;
@@ -199,9 +213,9 @@ int hwtel_group_open(struct hwtel_group *g)
 				 g->pmu->name, strerror(-ret));
 	g->id[0] = c.id;
 	/*
-	 * Its descriptor: the perf fd of this process whose id it is. Only
-	 * perf fds are asked (by their /proc link first): another thread's
-	 * descriptor is never sent a perf ioctl.
+	 * Its descriptor: a duplicate of the perf fd of this process whose id
+	 * it is. Only perf fds are asked (by the /proc link of the duplicate
+	 * itself): another thread's descriptor is never sent a perf ioctl.
 	 */
 	ret = find_fd_by_id(g->id[0]);
 	if (ret < 0)
@@ -292,6 +306,8 @@ void hwtel_group_free(struct hwtel_group *g)
 		for (i = 0; i < g->n; i++)
 			perf_evsel__delete(g->ev[i]);
 	}
+	if (g->leader_fd >= 0)
+		close(g->leader_fd);	/* ours: a duplicate (find_fd_by_id()) */
 	perf_cpu_map__put(g->cpus);
 	perf_thread_map__put(g->threads);
 	free(g->buf);
