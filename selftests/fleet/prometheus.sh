@@ -11,8 +11,8 @@
 # query in its name. Every wait is for a condition, bounded: the textfiles,
 # the servers' readiness, two scrapes of each exporter's series (rate()
 # needs two samples), then each query. The waits and the queries run in
-# four python3 processes (promquery.py), not one per poll or query: under
-# TCG a python3 start costs a second or more.
+# seven python3 processes in all (promquery.py and two small ones), none
+# per poll or per query: under TCG a python3 start costs a second or more.
 # Both servers listen on 127.0.0.1 only, on ports free when the test
 # starts, and keep their state under $T; the EXIT trap stops them.
 
