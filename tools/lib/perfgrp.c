@@ -143,11 +143,12 @@ static bool is_perf_fd(int fd)
 }
 
 /*
- * A descriptor of our own, a duplicate of the perf fd whose event id is
- * @id. The ioctl goes to a duplicate whose /proc link says perf_event: a
- * descriptor that another thread closed and opened again as some other
- * file between our look at it and the ioctl is never sent one, and the
- * duplicate cannot change under us.
+ * The perf fd of ours whose event id is @id. The ioctl goes to a duplicate
+ * whose own /proc link says perf_event: a descriptor that another thread
+ * closed and opened again as some other file between our look at it and
+ * the ioctl is never sent one. The duplicate is closed again: when its id
+ * is @id, the descriptor it was made from was, at that moment, our
+ * leader's, which libperf holds open until the group closes.
  */
 static int find_fd_by_id(uint64_t id)
 {
@@ -170,11 +171,11 @@ static int find_fd_by_id(uint64_t id)
 		dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (dup < 0)
 			continue;
-		if (is_perf_fd(dup) && ioctl(dup, PERF_EVENT_IOC_ID, &fid) == 0 && fid == id) {
-			found = dup;
-			break;
-		}
+		if (is_perf_fd(dup) && ioctl(dup, PERF_EVENT_IOC_ID, &fid) == 0 && fid == id)
+			found = fd;
 		close(dup);
+		if (found >= 0)
+			break;
 	}
 	closedir(d);
 	return found >= 0 ? found : -ESRCH;
@@ -213,9 +214,9 @@ int hwtel_group_open(struct hwtel_group *g)
 				 g->pmu->name, strerror(-ret));
 	g->id[0] = c.id;
 	/*
-	 * Its descriptor: a duplicate of the perf fd of this process whose id
-	 * it is. Only perf fds are asked (by the /proc link of the duplicate
-	 * itself): another thread's descriptor is never sent a perf ioctl.
+	 * Its descriptor: the perf fd of this process whose id it is. Only
+	 * perf fds are asked (by the /proc link of a duplicate, which gets the
+	 * ioctl): another thread's descriptor is never sent a perf ioctl.
 	 */
 	ret = find_fd_by_id(g->id[0]);
 	if (ret < 0)
@@ -306,8 +307,6 @@ void hwtel_group_free(struct hwtel_group *g)
 		for (i = 0; i < g->n; i++)
 			perf_evsel__delete(g->ev[i]);
 	}
-	if (g->leader_fd >= 0)
-		close(g->leader_fd);	/* ours: a duplicate (find_fd_by_id()) */
 	perf_cpu_map__put(g->cpus);
 	perf_thread_map__put(g->threads);
 	free(g->buf);
