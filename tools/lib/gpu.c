@@ -1044,20 +1044,8 @@ int hwtel_gpu_fold_add(struct hwtel_gpu_fold **fold, unsigned int *n, const char
 		memset(f, 0, sizeof(*f));
 		snprintf(f->comm, sizeof(f->comm), "%s", comm);
 	}
-	if (nunits > f->nunits) {
-		uint64_t *nb = calloc(2 * (size_t)nunits, sizeof(*nb));
-
-		if (!nb)
-			return -ENOMEM;
-		for (i = 0; i < f->nunits; i++) {
-			nb[i] = f->busy[i];
-			nb[nunits + i] = f->jobs[i];
-		}
-		free(f->busy);
-		f->busy = nb;
-		f->jobs = nb + nunits;
-		f->nunits = nunits;
-	}
+	if (hwtel_grow_pair(&f->busy, &f->jobs, &f->nunits, nunits))
+		return -ENOMEM;
 	if (f == &(*fold)[*n])
 		(*n)++;
 	for (i = 0; i < nunits; i++) {

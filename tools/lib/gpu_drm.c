@@ -1015,21 +1015,9 @@ static void price(struct hwtel_gpu_drm *d, struct drm_client *c, int unit, uint6
 	u128 raw = 0, pmin = 0, pmax = 0;
 	unsigned int i;
 
-	if (unit >= 0 && (unsigned int)unit >= k->nunits) {
-		unsigned int n = d->nunits, j;
-		uint64_t *nb = calloc(2 * (size_t)n, sizeof(*nb));
-
-		if (nb) {
-			for (j = 0; j < k->nunits; j++) {
-				nb[j] = k->busy[j];
-				nb[n + j] = k->cbusy[j];
-			}
-			free(k->busy);
-			k->busy = nb;
-			k->cbusy = nb + n;
-			k->nunits = n;
-		}
-	}
+	/* out of memory: this sample's busy time of @unit is not counted */
+	if (unit >= 0 && (unsigned int)unit >= k->nunits)
+		hwtel_grow_pair(&k->busy, &k->cbusy, &k->nunits, d->nunits);
 	if (unit >= 0 && (unsigned int)unit < k->nunits) {
 		k->busy[unit] += dt;
 		k->cbusy[unit] += dt;

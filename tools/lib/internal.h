@@ -72,6 +72,12 @@ double hwtel_strtod(const char *s, char **end);
  */
 int hwtel_read_file(const char *path, char *buf, size_t size);
 int hwtel_read_uint(const char *path, unsigned long long *val);
+/*
+ * Two per-unit arrays in one allocation, *@a and *@b = *@a + @want, grown
+ * from *@n to @want units (the new ones 0); nothing changes when *@n >=
+ * @want. Returns 0 or -ENOMEM (the arrays as they were).
+ */
+int hwtel_grow_pair(uint64_t **a, uint64_t **b, unsigned int *n, unsigned int want);
 /* Parse decimal or 0x-hex unsigned; returns 0 or -EINVAL. */
 int hwtel_parse_u64(const char *s, uint64_t *val);
 

@@ -145,6 +145,27 @@ int hwtel_read_file(const char *path, char *buf, size_t size)
 	return (int)n;
 }
 
+int hwtel_grow_pair(uint64_t **a, uint64_t **b, unsigned int *n, unsigned int want)
+{
+	uint64_t *nb;
+	unsigned int i;
+
+	if (*n >= want)
+		return 0;
+	nb = calloc(2 * (size_t)want, sizeof(*nb));
+	if (!nb)
+		return -ENOMEM;
+	for (i = 0; i < *n; i++) {
+		nb[i] = (*a)[i];
+		nb[want + i] = (*b)[i];
+	}
+	free(*a);
+	*a = nb;
+	*b = nb + want;
+	*n = want;
+	return 0;
+}
+
 int hwtel_parse_u64(const char *s, uint64_t *val)
 {
 	unsigned long long v;
